@@ -1,0 +1,407 @@
+"""Java problems of the synthetic benchmark: `PROBLEMS`, a list of `BankProblem` (see bank.py).
+
+Each task is a single method without a class, as CodeWorkout students submit it, written for this
+project in the CodingBat style. Every problem has at least two reference solutions in different
+styles (if/else chain vs early return, for vs while, accumulator vs library call) and at least eight
+test cases with boundary values. Checked by `python -m pytest tests/test_bank.py`.
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from kaser.synth.bank import BankProblem
+
+
+def _code(text: str) -> str:
+    """A reference solution as written in this file, without the source indentation."""
+    return dedent(text).strip("\n") + "\n"
+
+
+PROBLEMS: list[BankProblem] = [
+    BankProblem(
+        problem_id="java_ticket_price",
+        entry="ticketPrice",
+        statement=(
+            "A cinema charges 5 dollars for a child (age under 12), 7 dollars for a senior "
+            "(age 65 or more) and 12 dollars for everyone else. Club members get 2 dollars off "
+            "any ticket. Given the age and whether the customer is a member, return the price."
+        ),
+        kcs=("conditionals", "numeric comparison", "arithmetic", "boolean logic"),
+        references=(
+            _code("""
+                public int ticketPrice(int age, boolean member) {
+                    int price;
+                    if (age < 12) {
+                        price = 5;
+                    } else if (age >= 65) {
+                        price = 7;
+                    } else {
+                        price = 12;
+                    }
+                    if (member) {
+                        price = price - 2;
+                    }
+                    return price;
+                }
+            """),
+            _code("""
+                public int ticketPrice(int age, boolean member) {
+                    int discount = member ? 2 : 0;
+                    if (age < 12) {
+                        return 5 - discount;
+                    }
+                    if (age >= 65) {
+                        return 7 - discount;
+                    }
+                    return 12 - discount;
+                }
+            """),
+        ),
+        tests=(
+            ((5, False), 5),
+            ((11, True), 3),
+            ((12, False), 12),
+            ((30, True), 10),
+            ((64, False), 12),
+            ((65, False), 7),
+            ((80, True), 5),
+            ((0, False), 5),
+            ((40, False), 12),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_can_hike",
+        entry="canHike",
+        statement=(
+            "We go hiking when the temperature (in degrees Celsius) is from 10 to 30 inclusive. "
+            "When it rains we are pickier and only go when it is from 20 to 25 inclusive. Given the "
+            "temperature and whether it is raining, return true if we go hiking."
+        ),
+        kcs=("boolean operators", "numeric comparison", "conditionals", "boolean logic"),
+        references=(
+            _code("""
+                public boolean canHike(int temp, boolean raining) {
+                    if (raining) {
+                        return temp >= 20 && temp <= 25;
+                    } else {
+                        return temp >= 10 && temp <= 30;
+                    }
+                }
+            """),
+            _code("""
+                public boolean canHike(int temp, boolean raining) {
+                    int low = 10;
+                    int high = 30;
+                    if (raining) {
+                        low = 20;
+                        high = 25;
+                    }
+                    if (temp < low || temp > high) {
+                        return false;
+                    }
+                    return true;
+                }
+            """),
+        ),
+        tests=(
+            ((10, False), True),
+            ((9, False), False),
+            ((30, False), True),
+            ((31, False), False),
+            ((15, True), False),
+            ((20, True), True),
+            ((25, True), True),
+            ((26, True), False),
+            ((0, False), False),
+            ((-5, True), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_letter_grade",
+        entry="letterGrade",
+        statement=(
+            "Turn an exam score into a letter: \"A\" for 90 and above, \"B\" for 80 to 89, \"C\" for "
+            "70 to 79, \"D\" for 60 to 69 and \"F\" below 60. A score below 0 or above 100 is a "
+            "typing mistake: return \"?\" for it."
+        ),
+        kcs=("conditionals", "nested conditionals", "numeric comparison", "return statements"),
+        references=(
+            _code("""
+                public String letterGrade(int score) {
+                    if (score < 0 || score > 100) {
+                        return "?";
+                    } else if (score >= 90) {
+                        return "A";
+                    } else if (score >= 80) {
+                        return "B";
+                    } else if (score >= 70) {
+                        return "C";
+                    } else if (score >= 60) {
+                        return "D";
+                    } else {
+                        return "F";
+                    }
+                }
+            """),
+            _code("""
+                public String letterGrade(int score) {
+                    String grade = "?";
+                    if (score >= 0 && score <= 100) {
+                        if (score < 60) {
+                            grade = "F";
+                        } else if (score < 70) {
+                            grade = "D";
+                        } else if (score < 80) {
+                            grade = "C";
+                        } else if (score < 90) {
+                            grade = "B";
+                        } else {
+                            grade = "A";
+                        }
+                    }
+                    return grade;
+                }
+            """),
+        ),
+        tests=(
+            ((95,), "A"),
+            ((90,), "A"),
+            ((89,), "B"),
+            ((80,), "B"),
+            ((75,), "C"),
+            ((60,), "D"),
+            ((59,), "F"),
+            ((0,), "F"),
+            ((100,), "A"),
+            ((101,), "?"),
+            ((-1,), "?"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_middle_of_three",
+        entry="middleOfThree",
+        statement=(
+            "Given three whole numbers, return the one that would sit in the middle if they were "
+            "sorted. When two or more are equal, that shared value may be the middle one."
+        ),
+        kcs=("nested conditionals", "numeric comparison", "boolean operators"),
+        references=(
+            _code("""
+                public int middleOfThree(int a, int b, int c) {
+                    if (a <= b) {
+                        if (b <= c) {
+                            return b;
+                        } else if (a <= c) {
+                            return c;
+                        } else {
+                            return a;
+                        }
+                    } else {
+                        if (a <= c) {
+                            return a;
+                        } else if (b <= c) {
+                            return c;
+                        } else {
+                            return b;
+                        }
+                    }
+                }
+            """),
+            _code("""
+                public int middleOfThree(int a, int b, int c) {
+                    if ((a >= b && a <= c) || (a <= b && a >= c)) {
+                        return a;
+                    }
+                    if ((b >= a && b <= c) || (b <= a && b >= c)) {
+                        return b;
+                    }
+                    return c;
+                }
+            """),
+        ),
+        tests=(
+            ((1, 2, 3), 2),
+            ((3, 2, 1), 2),
+            ((2, 1, 3), 2),
+            ((1, 3, 2), 2),
+            ((5, 5, 1), 5),
+            ((7, 7, 7), 7),
+            ((-4, 0, -9), -4),
+            ((0, 0, 3), 0),
+            ((10, -10, 0), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_sum_skip_sevens",
+        entry="sumSkipSevens",
+        statement=(
+            "Return the sum of three numbers, except that any number that is a multiple of 7 "
+            "(including 0 and negative multiples) does not count and adds nothing."
+        ),
+        kcs=("modulo", "arithmetic", "conditionals", "variables"),
+        references=(
+            _code("""
+                public int sumSkipSevens(int a, int b, int c) {
+                    int sum = 0;
+                    if (a % 7 != 0) {
+                        sum += a;
+                    }
+                    if (b % 7 != 0) {
+                        sum += b;
+                    }
+                    if (c % 7 != 0) {
+                        sum += c;
+                    }
+                    return sum;
+                }
+            """),
+            _code("""
+                public int sumSkipSevens(int a, int b, int c) {
+                    int[] values = {a, b, c};
+                    int total = 0;
+                    for (int i = 0; i < values.length; i++) {
+                        if (values[i] % 7 == 0) {
+                            continue;
+                        }
+                        total = total + values[i];
+                    }
+                    return total;
+                }
+            """),
+        ),
+        tests=(
+            ((1, 2, 3), 6),
+            ((7, 2, 3), 5),
+            ((14, 21, 28), 0),
+            ((0, 5, 6), 11),
+            ((-7, 1, 1), 2),
+            ((8, 9, 10), 27),
+            ((0, 0, 0), 0),
+            ((-3, 70, 4), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_is_leap_year",
+        entry="isLeapYear",
+        statement=(
+            "A year is a leap year when it divides evenly by 4, except that years dividing evenly by "
+            "100 are not, unless they also divide evenly by 400. Return true for a leap year."
+        ),
+        kcs=("modulo", "boolean operators", "conditionals", "boolean logic"),
+        references=(
+            _code("""
+                public boolean isLeapYear(int year) {
+                    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+                }
+            """),
+            _code("""
+                public boolean isLeapYear(int year) {
+                    if (year % 400 == 0) {
+                        return true;
+                    } else if (year % 100 == 0) {
+                        return false;
+                    } else if (year % 4 == 0) {
+                        return true;
+                    } else {
+                        return false;
+                    }
+                }
+            """),
+        ),
+        tests=(
+            ((2024,), True),
+            ((2023,), False),
+            ((1900,), False),
+            ((2000,), True),
+            ((2100,), False),
+            ((4,), True),
+            ((1,), False),
+            ((0,), True),
+            ((1996,), True),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_average_of_three",
+        entry="averageOfThree",
+        statement=(
+            "Return the average of three whole-number measurements as a double, keeping the "
+            "fractional part (the average of 1, 2 and 2 is 1.666...)."
+        ),
+        kcs=("arithmetic", "variables", "return statements"),
+        references=(
+            _code("""
+                public double averageOfThree(int a, int b, int c) {
+                    int sum = a + b + c;
+                    double average = sum / 3.0;
+                    return average;
+                }
+            """),
+            _code("""
+                public double averageOfThree(int a, int b, int c) {
+                    return (double) (a + b + c) / 3;
+                }
+            """),
+        ),
+        tests=(
+            ((1, 2, 3), 2.0),
+            ((1, 2, 2), 5 / 3),
+            ((0, 0, 0), 0.0),
+            ((0, 0, 1), 1 / 3),
+            ((-3, 3, 1), 1 / 3),
+            ((10, 10, 10), 10.0),
+            ((-1, -1, -2), -4 / 3),
+            ((100, 0, 1), 101 / 3),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_array_average",
+        entry="arrayAverage",
+        statement=(
+            "Return the average of the numbers in an int array as a double, keeping the fractional "
+            "part. An empty array has average 0.0."
+        ),
+        kcs=("for loops", "array indexing", "arithmetic", "conditionals"),
+        references=(
+            _code("""
+                public double arrayAverage(int[] nums) {
+                    if (nums.length == 0) {
+                        return 0.0;
+                    }
+                    int sum = 0;
+                    for (int i = 0; i < nums.length; i++) {
+                        sum += nums[i];
+                    }
+                    return (double) sum / nums.length;
+                }
+            """),
+            _code("""
+                public double arrayAverage(int[] nums) {
+                    double total = 0;
+                    int count = 0;
+                    int i = 0;
+                    while (i < nums.length) {
+                        total = total + nums[i];
+                        count++;
+                        i++;
+                    }
+                    if (count > 0) {
+                        return total / count;
+                    } else {
+                        return 0.0;
+                    }
+                }
+            """),
+        ),
+        tests=(
+            (([1, 2, 3, 4],), 2.5),
+            (([5],), 5.0),
+            (([],), 0.0),
+            (([0, 0, 0],), 0.0),
+            (([1, 2],), 1.5),
+            (([-1, -2, -4],), -7 / 3),
+            (([10, 20, 30],), 20.0),
+            (([1, 1, 2],), 4 / 3),
+        ),
+    ),
+]
