@@ -404,4 +404,359 @@ PROBLEMS: list[BankProblem] = [
             (([1, 1, 2],), 4 / 3),
         ),
     ),
+    BankProblem(
+        problem_id="java_count_evens",
+        entry="countEvens",
+        statement="Return how many of the numbers in an int array are even. Zero and negative even numbers count too.",
+        kcs=("for loops", "array indexing", "modulo", "conditionals", "variables"),
+        references=(
+            _code("""
+                public int countEvens(int[] nums) {
+                    int count = 0;
+                    for (int i = 0; i < nums.length; i++) {
+                        if (nums[i] % 2 == 0) {
+                            count++;
+                        }
+                    }
+                    return count;
+                }
+            """),
+            _code("""
+                public int countEvens(int[] nums) {
+                    int evens = 0;
+                    int index = 0;
+                    while (index < nums.length) {
+                        int value = nums[index];
+                        if (value % 2 != 0) {
+                            index++;
+                            continue;
+                        }
+                        evens = evens + 1;
+                        index++;
+                    }
+                    return evens;
+                }
+            """),
+        ),
+        tests=(
+            (([2, 1, 2, 3, 4],), 3),
+            (([2, 2, 0],), 3),
+            (([1, 3, 5],), 0),
+            (([],), 0),
+            (([0],), 1),
+            (([7],), 0),
+            (([-2, -3, -4],), 2),
+            (([11, 9, 0, 1],), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_largest_value",
+        entry="largestValue",
+        statement="Given an int array with at least one element, return its largest value.",
+        kcs=("for loops", "array indexing", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                public int largestValue(int[] nums) {
+                    int largest = nums[0];
+                    for (int i = 1; i < nums.length; i++) {
+                        if (nums[i] > largest) {
+                            largest = nums[i];
+                        }
+                    }
+                    return largest;
+                }
+            """),
+            _code("""
+                public int largestValue(int[] nums) {
+                    int best = Integer.MIN_VALUE;
+                    for (int value : nums) {
+                        best = Math.max(best, value);
+                    }
+                    return best;
+                }
+            """),
+        ),
+        tests=(
+            (([1, 5, 3],), 5),
+            (([9],), 9),
+            (([-4, -2, -9],), -2),
+            (([0, 0, 0],), 0),
+            (([3, 3, 1],), 3),
+            (([1, 2, 3, 4],), 4),
+            (([10, 2, 3],), 10),
+            (([-1, 0],), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_count_vowels",
+        entry="countVowels",
+        statement=(
+            "Count the vowels in a word. Only the lowercase letters a, e, i, o and u count; "
+            "uppercase letters and y do not."
+        ),
+        kcs=("for loops", "string indexing", "character comparison", "boolean operators"),
+        references=(
+            _code("""
+                public int countVowels(String word) {
+                    int count = 0;
+                    for (int i = 0; i < word.length(); i++) {
+                        char c = word.charAt(i);
+                        if (c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u') {
+                            count++;
+                        }
+                    }
+                    return count;
+                }
+            """),
+            _code("""
+                public int countVowels(String word) {
+                    String vowels = "aeiou";
+                    int total = 0;
+                    int i = 0;
+                    while (i < word.length()) {
+                        if (vowels.indexOf(word.charAt(i)) >= 0) {
+                            total += 1;
+                        }
+                        i++;
+                    }
+                    return total;
+                }
+            """),
+        ),
+        tests=(
+            (("hello",), 2),
+            (("",), 0),
+            (("rhythm",), 0),
+            (("aeiou",), 5),
+            (("AEIOU",), 0),
+            (("a",), 1),
+            (("banana",), 3),
+            (("queue",), 4),
+            (("xyz o",), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_reverse_text",
+        entry="reverseText",
+        statement="Return the given text with its characters in the opposite order.",
+        kcs=("for loops", "string indexing", "string concatenation", "string length"),
+        references=(
+            _code("""
+                public String reverseText(String text) {
+                    String result = "";
+                    for (int i = text.length() - 1; i >= 0; i--) {
+                        result = result + text.charAt(i);
+                    }
+                    return result;
+                }
+            """),
+            _code("""
+                public String reverseText(String text) {
+                    String reversed = "";
+                    for (int i = 0; i < text.length(); i++) {
+                        reversed = text.charAt(i) + reversed;
+                    }
+                    return reversed;
+                }
+            """),
+            _code("""
+                public String reverseText(String text) {
+                    return new StringBuilder(text).reverse().toString();
+                }
+            """),
+        ),
+        tests=(
+            (("abc",), "cba"),
+            (("",), ""),
+            (("x",), "x"),
+            (("level",), "level"),
+            (("Hello World",), "dlroW olleH"),
+            (("ab",), "ba"),
+            (("12345",), "54321"),
+            (("  a",), "a  "),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_is_palindrome",
+        entry="isPalindrome",
+        statement=(
+            "Return true if the text reads the same forwards and backwards, comparing characters "
+            "exactly (case matters). The empty text is a palindrome."
+        ),
+        kcs=("while loops", "string indexing", "character comparison", "string length"),
+        references=(
+            _code("""
+                public boolean isPalindrome(String text) {
+                    int left = 0;
+                    int right = text.length() - 1;
+                    while (left < right) {
+                        if (text.charAt(left) != text.charAt(right)) {
+                            return false;
+                        }
+                        left++;
+                        right--;
+                    }
+                    return true;
+                }
+            """),
+            _code("""
+                public boolean isPalindrome(String text) {
+                    boolean same = true;
+                    int n = text.length();
+                    for (int i = 0; i < n / 2; i++) {
+                        if (text.charAt(i) != text.charAt(n - 1 - i)) {
+                            same = false;
+                        }
+                    }
+                    return same;
+                }
+            """),
+        ),
+        tests=(
+            (("racecar",), True),
+            (("abba",), True),
+            (("",), True),
+            (("a",), True),
+            (("ab",), False),
+            (("abca",), False),
+            (("Aa",), False),
+            (("abcba",), True),
+            (("abcda",), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_ping_pong",
+        entry="pingPong",
+        statement=(
+            "Return a label for the number n: \"PingPong\" if n divides evenly by both 3 and 5, "
+            "\"Ping\" if only by 3, \"Pong\" if only by 5, and otherwise the number itself as "
+            "text (for example \"7\")."
+        ),
+        kcs=("modulo", "conditionals", "boolean operators", "string concatenation"),
+        references=(
+            _code("""
+                public String pingPong(int n) {
+                    if (n % 3 == 0 && n % 5 == 0) {
+                        return "PingPong";
+                    } else if (n % 3 == 0) {
+                        return "Ping";
+                    } else if (n % 5 == 0) {
+                        return "Pong";
+                    } else {
+                        return "" + n;
+                    }
+                }
+            """),
+            _code("""
+                public String pingPong(int n) {
+                    String label = "";
+                    if (n % 3 == 0) {
+                        label = label + "Ping";
+                    }
+                    if (n % 5 == 0) {
+                        label = label + "Pong";
+                    }
+                    if (label.length() == 0) {
+                        label = String.valueOf(n);
+                    }
+                    return label;
+                }
+            """),
+        ),
+        tests=(
+            ((15,), "PingPong"),
+            ((9,), "Ping"),
+            ((10,), "Pong"),
+            ((7,), "7"),
+            ((1,), "1"),
+            ((0,), "PingPong"),
+            ((3,), "Ping"),
+            ((5,), "Pong"),
+            ((-6,), "Ping"),
+            ((-2,), "-2"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_digit_sum",
+        entry="digitSum",
+        statement="Given a number n that is 0 or more, return the sum of its decimal digits (digitSum(472) is 13).",
+        kcs=("while loops", "modulo", "arithmetic", "variables"),
+        references=(
+            _code("""
+                public int digitSum(int n) {
+                    int sum = 0;
+                    while (n > 0) {
+                        sum += n % 10;
+                        n = n / 10;
+                    }
+                    return sum;
+                }
+            """),
+            _code("""
+                public int digitSum(int n) {
+                    String digits = String.valueOf(n);
+                    int total = 0;
+                    for (int i = 0; i < digits.length(); i++) {
+                        total = total + (digits.charAt(i) - '0');
+                    }
+                    return total;
+                }
+            """),
+        ),
+        tests=(
+            ((472,), 13),
+            ((0,), 0),
+            ((5,), 5),
+            ((10,), 1),
+            ((99,), 18),
+            ((1001,), 2),
+            ((123456789,), 45),
+            ((90,), 9),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_range_product",
+        entry="rangeProduct",
+        statement=(
+            "Return the product of all whole numbers from a up to b, both included. When a is "
+            "greater than b there are no numbers and the product is 1."
+        ),
+        kcs=("for loops", "arithmetic", "variables", "numeric comparison"),
+        references=(
+            _code("""
+                public int rangeProduct(int a, int b) {
+                    int product = 1;
+                    for (int i = a; i <= b; i++) {
+                        product = product * i;
+                    }
+                    return product;
+                }
+            """),
+            _code("""
+                public int rangeProduct(int a, int b) {
+                    if (a > b) {
+                        return 1;
+                    }
+                    int result = 1;
+                    int current = b;
+                    while (current >= a) {
+                        result *= current;
+                        current--;
+                    }
+                    return result;
+                }
+            """),
+        ),
+        tests=(
+            ((1, 4), 24),
+            ((3, 3), 3),
+            ((5, 4), 1),
+            ((0, 5), 0),
+            ((2, 5), 120),
+            ((-3, -1), -6),
+            ((-2, 2), 0),
+            ((1, 1), 1),
+            ((6, 7), 42),
+        ),
+    ),
 ]

@@ -372,4 +372,324 @@ PROBLEMS: list[BankProblem] = [
             (([1, 1, 2],), 4 / 3),
         ),
     ),
+    BankProblem(
+        problem_id="python_count_evens",
+        entry="count_evens",
+        statement="Return how many of the numbers in a list are even. Zero and negative even numbers count too.",
+        kcs=("for loops", "array indexing", "modulo", "conditionals", "variables"),
+        references=(
+            _code("""
+                def count_evens(nums):
+                    count = 0
+                    for i in range(len(nums)):
+                        if nums[i] % 2 == 0:
+                            count += 1
+                    return count
+            """),
+            _code("""
+                def count_evens(nums):
+                    evens = 0
+                    index = 0
+                    while index < len(nums):
+                        value = nums[index]
+                        index += 1
+                        if value % 2 != 0:
+                            continue
+                        evens = evens + 1
+                    return evens
+            """),
+            _code("""
+                def count_evens(nums):
+                    return len([n for n in nums if n % 2 == 0])
+            """),
+        ),
+        tests=(
+            (([2, 1, 2, 3, 4],), 3),
+            (([2, 2, 0],), 3),
+            (([1, 3, 5],), 0),
+            (([],), 0),
+            (([0],), 1),
+            (([7],), 0),
+            (([-2, -3, -4],), 2),
+            (([11, 9, 0, 1],), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_largest_value",
+        entry="largest_value",
+        statement="Given a list of numbers with at least one element, return its largest value.",
+        kcs=("for loops", "array indexing", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                def largest_value(nums):
+                    largest = nums[0]
+                    for i in range(1, len(nums)):
+                        if nums[i] > largest:
+                            largest = nums[i]
+                    return largest
+            """),
+            _code("""
+                def largest_value(nums):
+                    best = None
+                    for value in nums:
+                        if best is None or value > best:
+                            best = value
+                    return best
+            """),
+            _code("""
+                def largest_value(nums):
+                    return max(nums)
+            """),
+        ),
+        tests=(
+            (([1, 5, 3],), 5),
+            (([9],), 9),
+            (([-4, -2, -9],), -2),
+            (([0, 0, 0],), 0),
+            (([3, 3, 1],), 3),
+            (([1, 2, 3, 4],), 4),
+            (([10, 2, 3],), 10),
+            (([-1, 0],), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_count_vowels",
+        entry="count_vowels",
+        statement=(
+            "Count the vowels in a word. Only the lowercase letters a, e, i, o and u count; "
+            "uppercase letters and y do not."
+        ),
+        kcs=("for loops", "string indexing", "character comparison", "boolean operators"),
+        references=(
+            _code("""
+                def count_vowels(word):
+                    count = 0
+                    for i in range(len(word)):
+                        c = word[i]
+                        if c == "a" or c == "e" or c == "i" or c == "o" or c == "u":
+                            count += 1
+                    return count
+            """),
+            _code("""
+                def count_vowels(word):
+                    total = 0
+                    for ch in word:
+                        if ch in "aeiou":
+                            total = total + 1
+                    return total
+            """),
+        ),
+        tests=(
+            (("hello",), 2),
+            (("",), 0),
+            (("rhythm",), 0),
+            (("aeiou",), 5),
+            (("AEIOU",), 0),
+            (("a",), 1),
+            (("banana",), 3),
+            (("queue",), 4),
+            (("xyz o",), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_reverse_text",
+        entry="reverse_text",
+        statement="Return the given text with its characters in the opposite order.",
+        kcs=("for loops", "string indexing", "string concatenation", "string length"),
+        references=(
+            _code("""
+                def reverse_text(text):
+                    result = ""
+                    for i in range(len(text) - 1, -1, -1):
+                        result = result + text[i]
+                    return result
+            """),
+            _code("""
+                def reverse_text(text):
+                    reversed_text = ""
+                    for ch in text:
+                        reversed_text = ch + reversed_text
+                    return reversed_text
+            """),
+            _code("""
+                def reverse_text(text):
+                    return text[::-1]
+            """),
+        ),
+        tests=(
+            (("abc",), "cba"),
+            (("",), ""),
+            (("x",), "x"),
+            (("level",), "level"),
+            (("Hello World",), "dlroW olleH"),
+            (("ab",), "ba"),
+            (("12345",), "54321"),
+            (("  a",), "a  "),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_is_palindrome",
+        entry="is_palindrome",
+        statement=(
+            "Return True if the text reads the same forwards and backwards, comparing characters "
+            "exactly (case matters). The empty text is a palindrome."
+        ),
+        kcs=("while loops", "string indexing", "character comparison", "string length"),
+        references=(
+            _code("""
+                def is_palindrome(text):
+                    left = 0
+                    right = len(text) - 1
+                    while left < right:
+                        if text[left] != text[right]:
+                            return False
+                        left += 1
+                        right -= 1
+                    return True
+            """),
+            _code("""
+                def is_palindrome(text):
+                    same = True
+                    n = len(text)
+                    for i in range(n // 2):
+                        if text[i] != text[n - 1 - i]:
+                            same = False
+                    return same
+            """),
+            _code("""
+                def is_palindrome(text):
+                    return text == text[::-1]
+            """),
+        ),
+        tests=(
+            (("racecar",), True),
+            (("abba",), True),
+            (("",), True),
+            (("a",), True),
+            (("ab",), False),
+            (("abca",), False),
+            (("Aa",), False),
+            (("abcba",), True),
+            (("abcda",), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_ping_pong",
+        entry="ping_pong",
+        statement=(
+            'Return a label for the number n: "PingPong" if n divides evenly by both 3 and 5, '
+            '"Ping" if only by 3, "Pong" if only by 5, and otherwise the number itself as text '
+            '(for example "7").'
+        ),
+        kcs=("modulo", "conditionals", "boolean operators", "string concatenation"),
+        references=(
+            _code("""
+                def ping_pong(n):
+                    if n % 3 == 0 and n % 5 == 0:
+                        return "PingPong"
+                    elif n % 3 == 0:
+                        return "Ping"
+                    elif n % 5 == 0:
+                        return "Pong"
+                    else:
+                        return str(n)
+            """),
+            _code("""
+                def ping_pong(n):
+                    label = ""
+                    if n % 3 == 0:
+                        label = label + "Ping"
+                    if n % 5 == 0:
+                        label = label + "Pong"
+                    if len(label) == 0:
+                        label = str(n)
+                    return label
+            """),
+        ),
+        tests=(
+            ((15,), "PingPong"),
+            ((9,), "Ping"),
+            ((10,), "Pong"),
+            ((7,), "7"),
+            ((1,), "1"),
+            ((0,), "PingPong"),
+            ((3,), "Ping"),
+            ((5,), "Pong"),
+            ((-6,), "Ping"),
+            ((-2,), "-2"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_digit_sum",
+        entry="digit_sum",
+        statement="Given a number n that is 0 or more, return the sum of its decimal digits (digit_sum(472) is 13).",
+        kcs=("while loops", "modulo", "arithmetic", "variables"),
+        references=(
+            _code("""
+                def digit_sum(n):
+                    total = 0
+                    while n > 0:
+                        total += n % 10
+                        n = n // 10
+                    return total
+            """),
+            _code("""
+                def digit_sum(n):
+                    total = 0
+                    for digit in str(n):
+                        total = total + int(digit)
+                    return total
+            """),
+        ),
+        tests=(
+            ((472,), 13),
+            ((0,), 0),
+            ((5,), 5),
+            ((10,), 1),
+            ((99,), 18),
+            ((1001,), 2),
+            ((123456789,), 45),
+            ((90,), 9),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_range_product",
+        entry="range_product",
+        statement=(
+            "Return the product of all whole numbers from a up to b, both included. When a is "
+            "greater than b there are no numbers and the product is 1."
+        ),
+        kcs=("for loops", "arithmetic", "variables", "numeric comparison"),
+        references=(
+            _code("""
+                def range_product(a, b):
+                    product = 1
+                    for i in range(a, b + 1):
+                        product = product * i
+                    return product
+            """),
+            _code("""
+                def range_product(a, b):
+                    if a > b:
+                        return 1
+                    result = 1
+                    current = b
+                    while current >= a:
+                        result *= current
+                        current -= 1
+                    return result
+            """),
+        ),
+        tests=(
+            ((1, 4), 24),
+            ((3, 3), 3),
+            ((5, 4), 1),
+            ((0, 5), 0),
+            ((2, 5), 120),
+            ((-3, -1), -6),
+            ((-2, 2), 0),
+            ((1, 1), 1),
+            ((6, 7), 42),
+        ),
+    ),
 ]
