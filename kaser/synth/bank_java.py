@@ -759,4 +759,368 @@ PROBLEMS: list[BankProblem] = [
             ((6, 7), 42),
         ),
     ),
+    BankProblem(
+        problem_id="java_count_pairs_with_sum",
+        entry="countPairsWithSum",
+        statement=(
+            "Count the pairs of positions i < j in the array whose two values add up to target. "
+            "Each pair of positions counts once, even when the values repeat."
+        ),
+        kcs=("nested loops", "array indexing", "arithmetic", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                public int countPairsWithSum(int[] nums, int target) {
+                    int count = 0;
+                    for (int i = 0; i < nums.length; i++) {
+                        for (int j = i + 1; j < nums.length; j++) {
+                            if (nums[i] + nums[j] == target) {
+                                count++;
+                            }
+                        }
+                    }
+                    return count;
+                }
+            """),
+            _code("""
+                public int countPairsWithSum(int[] nums, int target) {
+                    int pairs = 0;
+                    int i = 0;
+                    while (i < nums.length - 1) {
+                        int j = i + 1;
+                        while (j < nums.length) {
+                            int sum = nums[i] + nums[j];
+                            if (sum == target) {
+                                pairs = pairs + 1;
+                            }
+                            j++;
+                        }
+                        i++;
+                    }
+                    return pairs;
+                }
+            """),
+        ),
+        tests=(
+            (([1, 2, 3, 4], 5), 2),
+            (([], 3), 0),
+            (([5], 10), 0),
+            (([5, 5], 10), 1),
+            (([2, 2, 2], 4), 3),
+            (([1, -1, 0], 0), 1),
+            (([0, 0], 0), 1),
+            (([1, 2, 3], 100), 0),
+            (([3, 1, 2, 4, 0], 4), 2),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_staircase",
+        entry="staircase",
+        statement=(
+            "Build a text staircase of n steps: step k is k stars, and the steps are joined by "
+            "\"|\". For n = 3 the answer is \"*|**|***\"; for n = 0 or less it is empty."
+        ),
+        kcs=("nested loops", "string concatenation", "conditionals"),
+        references=(
+            _code("""
+                public String staircase(int n) {
+                    String result = "";
+                    for (int step = 1; step <= n; step++) {
+                        if (step > 1) {
+                            result = result + "|";
+                        }
+                        for (int k = 0; k < step; k++) {
+                            result = result + "*";
+                        }
+                    }
+                    return result;
+                }
+            """),
+            _code("""
+                public String staircase(int n) {
+                    String stairs = "";
+                    String row = "";
+                    int step = 1;
+                    while (step <= n) {
+                        row = row + "*";
+                        if (stairs.length() == 0) {
+                            stairs = row;
+                        } else {
+                            stairs = stairs + "|" + row;
+                        }
+                        step++;
+                    }
+                    return stairs;
+                }
+            """),
+        ),
+        tests=(
+            ((3,), "*|**|***"),
+            ((1,), "*"),
+            ((0,), ""),
+            ((2,), "*|**"),
+            ((-1,), ""),
+            ((4,), "*|**|***|****"),
+            ((5,), "*|**|***|****|*****"),
+            ((6,), "*|**|***|****|*****|******"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_same_ends",
+        entry="sameEnds",
+        statement=(
+            "Return true if the first and the last character of the text are the same character. "
+            "A one-character text counts as true and the empty text as false."
+        ),
+        kcs=("string indexing", "character comparison", "string length", "conditionals"),
+        references=(
+            _code("""
+                public boolean sameEnds(String text) {
+                    if (text.length() == 0) {
+                        return false;
+                    }
+                    return text.charAt(0) == text.charAt(text.length() - 1);
+                }
+            """),
+            _code("""
+                public boolean sameEnds(String text) {
+                    boolean result = false;
+                    if (text.length() > 0) {
+                        char first = text.charAt(0);
+                        char last = text.charAt(text.length() - 1);
+                        if (first == last) {
+                            result = true;
+                        } else {
+                            result = false;
+                        }
+                    }
+                    return result;
+                }
+            """),
+        ),
+        tests=(
+            (("abca",), True),
+            (("abc",), False),
+            (("",), False),
+            (("x",), True),
+            (("xx",), True),
+            (("Ab",), False),
+            (("Aa",), False),
+            (("level",), True),
+            ((" a ",), True),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_greeting",
+        entry="greeting",
+        statement=(
+            "Greet a person by the hour of the day (0 to 23): before 12 say \"Good morning, NAME!\", "
+            "before 18 say \"Good afternoon, NAME!\", and otherwise \"Good evening, NAME!\"."
+        ),
+        kcs=("string formatting", "string concatenation", "conditionals", "numeric comparison"),
+        references=(
+            _code("""
+                public String greeting(String name, int hour) {
+                    if (hour < 12) {
+                        return "Good morning, " + name + "!";
+                    } else if (hour < 18) {
+                        return "Good afternoon, " + name + "!";
+                    } else {
+                        return "Good evening, " + name + "!";
+                    }
+                }
+            """),
+            _code("""
+                public String greeting(String name, int hour) {
+                    String part = "evening";
+                    if (hour < 12) {
+                        part = "morning";
+                    } else if (hour < 18) {
+                        part = "afternoon";
+                    }
+                    return String.format("Good %s, %s!", part, name);
+                }
+            """),
+        ),
+        tests=(
+            (("Ann", 9), "Good morning, Ann!"),
+            (("Ann", 0), "Good morning, Ann!"),
+            (("Bo", 11), "Good morning, Bo!"),
+            (("Bo", 12), "Good afternoon, Bo!"),
+            (("Chen", 17), "Good afternoon, Chen!"),
+            (("Chen", 18), "Good evening, Chen!"),
+            (("Dee", 23), "Good evening, Dee!"),
+            (("", 15), "Good afternoon, !"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_format_price",
+        entry="formatPrice",
+        statement=(
+            "Given an amount in cents (0 or more), return it as a price with a dollar sign and "
+            "exactly two digits of cents: 305 becomes \"$3.05\" and 7 becomes \"$0.07\"."
+        ),
+        kcs=("string formatting", "arithmetic", "modulo", "string concatenation"),
+        references=(
+            _code("""
+                public String formatPrice(int cents) {
+                    return String.format("$%d.%02d", cents / 100, cents % 100);
+                }
+            """),
+            _code("""
+                public String formatPrice(int cents) {
+                    int dollars = cents / 100;
+                    int rest = cents % 100;
+                    String restText = "" + rest;
+                    if (rest < 10) {
+                        restText = "0" + rest;
+                    }
+                    return "$" + dollars + "." + restText;
+                }
+            """),
+        ),
+        tests=(
+            ((305,), "$3.05"),
+            ((7,), "$0.07"),
+            ((0,), "$0.00"),
+            ((100,), "$1.00"),
+            ((99,), "$0.99"),
+            ((1234,), "$12.34"),
+            ((10,), "$0.10"),
+            ((100001,), "$1000.01"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_strong_password",
+        entry="strongPassword",
+        statement=(
+            "A password is strong when it has at least 8 characters, at least one digit (0-9) and "
+            "at least one uppercase letter (A-Z). Return true for a strong password."
+        ),
+        kcs=("for loops", "string length", "character comparison", "boolean operators", "string indexing"),
+        references=(
+            _code("""
+                public boolean strongPassword(String password) {
+                    if (password.length() < 8) {
+                        return false;
+                    }
+                    boolean hasDigit = false;
+                    boolean hasUpper = false;
+                    for (int i = 0; i < password.length(); i++) {
+                        char c = password.charAt(i);
+                        if (c >= '0' && c <= '9') {
+                            hasDigit = true;
+                        } else if (c >= 'A' && c <= 'Z') {
+                            hasUpper = true;
+                        }
+                    }
+                    return hasDigit && hasUpper;
+                }
+            """),
+            _code("""
+                public boolean strongPassword(String password) {
+                    int digits = 0;
+                    int uppers = 0;
+                    int i = 0;
+                    while (i < password.length()) {
+                        if (Character.isDigit(password.charAt(i))) {
+                            digits++;
+                        }
+                        if (Character.isUpperCase(password.charAt(i))) {
+                            uppers++;
+                        }
+                        i++;
+                    }
+                    return password.length() >= 8 && digits > 0 && uppers > 0;
+                }
+            """),
+        ),
+        tests=(
+            (("Secret123",), True),
+            (("secret123",), False),
+            (("SECRETPASS",), False),
+            (("",), False),
+            (("Ab1",), False),
+            (("Abcdefg1",), True),
+            (("Abcdef1",), False),
+            (("12345678A",), True),
+            (("a1b2c3d4",), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_login_allowed",
+        entry="loginAllowed",
+        statement=(
+            "The user \"admin\" may log in only with the password \"letmein\"; the user \"guest\" may "
+            "log in with any password; nobody else may log in. Names and passwords are case "
+            "sensitive. Return true when the login is allowed."
+        ),
+        kcs=("string equality", "boolean operators", "conditionals"),
+        references=(
+            _code("""
+                public boolean loginAllowed(String user, String password) {
+                    if (user.equals("admin")) {
+                        return password.equals("letmein");
+                    } else if (user.equals("guest")) {
+                        return true;
+                    } else {
+                        return false;
+                    }
+                }
+            """),
+            _code("""
+                public boolean loginAllowed(String user, String password) {
+                    boolean isAdmin = user.equals("admin") && password.equals("letmein");
+                    boolean isGuest = user.equals("guest");
+                    return isAdmin || isGuest;
+                }
+            """),
+        ),
+        tests=(
+            (("admin", "letmein"), True),
+            (("admin", "wrong"), False),
+            (("admin", ""), False),
+            (("guest", ""), True),
+            (("guest", "anything"), True),
+            (("Admin", "letmein"), False),
+            (("", ""), False),
+            (("bob", "letmein"), False),
+            (("letmein", "admin"), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_first_half",
+        entry="firstHalf",
+        statement=(
+            "Return the first half of the text. When the length is odd, the middle character "
+            "belongs to the second half, so the first half of \"abcde\" is \"ab\"."
+        ),
+        kcs=("string length", "string indexing", "arithmetic"),
+        references=(
+            _code("""
+                public String firstHalf(String text) {
+                    int half = text.length() / 2;
+                    return text.substring(0, half);
+                }
+            """),
+            _code("""
+                public String firstHalf(String text) {
+                    String result = "";
+                    for (int i = 0; i < text.length() / 2; i++) {
+                        result += text.charAt(i);
+                    }
+                    return result;
+                }
+            """),
+        ),
+        tests=(
+            (("abcd",), "ab"),
+            (("abcde",), "ab"),
+            (("",), ""),
+            (("a",), ""),
+            (("ab",), "a"),
+            (("HelloThere",), "Hello"),
+            (("xyz",), "x"),
+            (("1234567890",), "12345"),
+        ),
+    ),
 ]

@@ -692,4 +692,320 @@ PROBLEMS: list[BankProblem] = [
             ((6, 7), 42),
         ),
     ),
+    BankProblem(
+        problem_id="python_count_pairs_with_sum",
+        entry="count_pairs_with_sum",
+        statement=(
+            "Count the pairs of positions i < j in the list whose two values add up to target. "
+            "Each pair of positions counts once, even when the values repeat."
+        ),
+        kcs=("nested loops", "array indexing", "arithmetic", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                def count_pairs_with_sum(nums, target):
+                    count = 0
+                    for i in range(len(nums)):
+                        for j in range(i + 1, len(nums)):
+                            if nums[i] + nums[j] == target:
+                                count += 1
+                    return count
+            """),
+            _code("""
+                def count_pairs_with_sum(nums, target):
+                    pairs = 0
+                    i = 0
+                    while i < len(nums) - 1:
+                        j = i + 1
+                        while j < len(nums):
+                            total = nums[i] + nums[j]
+                            if total == target:
+                                pairs = pairs + 1
+                            j += 1
+                        i += 1
+                    return pairs
+            """),
+        ),
+        tests=(
+            (([1, 2, 3, 4], 5), 2),
+            (([], 3), 0),
+            (([5], 10), 0),
+            (([5, 5], 10), 1),
+            (([2, 2, 2], 4), 3),
+            (([1, -1, 0], 0), 1),
+            (([0, 0], 0), 1),
+            (([1, 2, 3], 100), 0),
+            (([3, 1, 2, 4, 0], 4), 2),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_staircase",
+        entry="staircase",
+        statement=(
+            'Build a text staircase of n steps: step k is k stars, and the steps are joined by "|". '
+            'For n = 3 the answer is "*|**|***"; for n = 0 or less it is empty.'
+        ),
+        kcs=("nested loops", "string concatenation", "conditionals"),
+        references=(
+            _code("""
+                def staircase(n):
+                    result = ""
+                    for step in range(1, n + 1):
+                        if step > 1:
+                            result = result + "|"
+                        for k in range(step):
+                            result = result + "*"
+                    return result
+            """),
+            _code("""
+                def staircase(n):
+                    rows = []
+                    step = 1
+                    while step <= n:
+                        rows.append("*" * step)
+                        step += 1
+                    return "|".join(rows)
+            """),
+        ),
+        tests=(
+            ((3,), "*|**|***"),
+            ((1,), "*"),
+            ((0,), ""),
+            ((2,), "*|**"),
+            ((-1,), ""),
+            ((4,), "*|**|***|****"),
+            ((5,), "*|**|***|****|*****"),
+            ((6,), "*|**|***|****|*****|******"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_same_ends",
+        entry="same_ends",
+        statement=(
+            "Return True if the first and the last character of the text are the same character. "
+            "A one-character text counts as True and the empty text as False."
+        ),
+        kcs=("string indexing", "character comparison", "string length", "conditionals"),
+        references=(
+            _code("""
+                def same_ends(text):
+                    if len(text) == 0:
+                        return False
+                    return text[0] == text[len(text) - 1]
+            """),
+            _code("""
+                def same_ends(text):
+                    result = False
+                    if len(text) > 0:
+                        first = text[0]
+                        last = text[-1]
+                        if first == last:
+                            result = True
+                        else:
+                            result = False
+                    return result
+            """),
+        ),
+        tests=(
+            (("abca",), True),
+            (("abc",), False),
+            (("",), False),
+            (("x",), True),
+            (("xx",), True),
+            (("Ab",), False),
+            (("Aa",), False),
+            (("level",), True),
+            ((" a ",), True),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_greeting",
+        entry="greeting",
+        statement=(
+            'Greet a person by the hour of the day (0 to 23): before 12 say "Good morning, NAME!", '
+            'before 18 say "Good afternoon, NAME!", and otherwise "Good evening, NAME!".'
+        ),
+        kcs=("string formatting", "string concatenation", "conditionals", "numeric comparison"),
+        references=(
+            _code("""
+                def greeting(name, hour):
+                    if hour < 12:
+                        return "Good morning, " + name + "!"
+                    elif hour < 18:
+                        return "Good afternoon, " + name + "!"
+                    else:
+                        return "Good evening, " + name + "!"
+            """),
+            _code("""
+                def greeting(name, hour):
+                    part = "evening"
+                    if hour < 12:
+                        part = "morning"
+                    elif hour < 18:
+                        part = "afternoon"
+                    return f"Good {part}, {name}!"
+            """),
+        ),
+        tests=(
+            (("Ann", 9), "Good morning, Ann!"),
+            (("Ann", 0), "Good morning, Ann!"),
+            (("Bo", 11), "Good morning, Bo!"),
+            (("Bo", 12), "Good afternoon, Bo!"),
+            (("Chen", 17), "Good afternoon, Chen!"),
+            (("Chen", 18), "Good evening, Chen!"),
+            (("Dee", 23), "Good evening, Dee!"),
+            (("", 15), "Good afternoon, !"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_format_price",
+        entry="format_price",
+        statement=(
+            "Given an amount in cents (0 or more), return it as a price with a dollar sign and "
+            'exactly two digits of cents: 305 becomes "$3.05" and 7 becomes "$0.07".'
+        ),
+        kcs=("string formatting", "arithmetic", "modulo", "string concatenation"),
+        references=(
+            _code("""
+                def format_price(cents):
+                    return "${}.{:02d}".format(cents // 100, cents % 100)
+            """),
+            _code("""
+                def format_price(cents):
+                    dollars = cents // 100
+                    rest = cents % 100
+                    rest_text = str(rest)
+                    if rest < 10:
+                        rest_text = "0" + rest_text
+                    return "$" + str(dollars) + "." + rest_text
+            """),
+        ),
+        tests=(
+            ((305,), "$3.05"),
+            ((7,), "$0.07"),
+            ((0,), "$0.00"),
+            ((100,), "$1.00"),
+            ((99,), "$0.99"),
+            ((1234,), "$12.34"),
+            ((10,), "$0.10"),
+            ((100001,), "$1000.01"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_strong_password",
+        entry="strong_password",
+        statement=(
+            "A password is strong when it has at least 8 characters, at least one digit (0-9) and "
+            "at least one uppercase letter (A-Z). Return True for a strong password."
+        ),
+        kcs=("for loops", "string length", "character comparison", "boolean operators", "string indexing"),
+        references=(
+            _code("""
+                def strong_password(password):
+                    if len(password) < 8:
+                        return False
+                    has_digit = False
+                    has_upper = False
+                    for i in range(len(password)):
+                        c = password[i]
+                        if c >= "0" and c <= "9":
+                            has_digit = True
+                        elif c >= "A" and c <= "Z":
+                            has_upper = True
+                    return has_digit and has_upper
+            """),
+            _code("""
+                def strong_password(password):
+                    digits = 0
+                    uppers = 0
+                    for ch in password:
+                        if ch.isdigit():
+                            digits += 1
+                        if ch.isupper():
+                            uppers += 1
+                    return len(password) >= 8 and digits > 0 and uppers > 0
+            """),
+        ),
+        tests=(
+            (("Secret123",), True),
+            (("secret123",), False),
+            (("SECRETPASS",), False),
+            (("",), False),
+            (("Ab1",), False),
+            (("Abcdefg1",), True),
+            (("Abcdef1",), False),
+            (("12345678A",), True),
+            (("a1b2c3d4",), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_login_allowed",
+        entry="login_allowed",
+        statement=(
+            'The user "admin" may log in only with the password "letmein"; the user "guest" may '
+            "log in with any password; nobody else may log in. Names and passwords are case "
+            "sensitive. Return True when the login is allowed."
+        ),
+        kcs=("string equality", "boolean operators", "conditionals"),
+        references=(
+            _code("""
+                def login_allowed(user, password):
+                    if user == "admin":
+                        return password == "letmein"
+                    elif user == "guest":
+                        return True
+                    else:
+                        return False
+            """),
+            _code("""
+                def login_allowed(user, password):
+                    is_admin = user == "admin" and password == "letmein"
+                    is_guest = user == "guest"
+                    return is_admin or is_guest
+            """),
+        ),
+        tests=(
+            (("admin", "letmein"), True),
+            (("admin", "wrong"), False),
+            (("admin", ""), False),
+            (("guest", ""), True),
+            (("guest", "anything"), True),
+            (("Admin", "letmein"), False),
+            (("", ""), False),
+            (("bob", "letmein"), False),
+            (("letmein", "admin"), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_first_half",
+        entry="first_half",
+        statement=(
+            "Return the first half of the text. When the length is odd, the middle character "
+            'belongs to the second half, so the first half of "abcde" is "ab".'
+        ),
+        kcs=("string length", "string indexing", "arithmetic"),
+        references=(
+            _code("""
+                def first_half(text):
+                    half = len(text) // 2
+                    return text[:half]
+            """),
+            _code("""
+                def first_half(text):
+                    result = ""
+                    for i in range(len(text) // 2):
+                        result += text[i]
+                    return result
+            """),
+        ),
+        tests=(
+            (("abcd",), "ab"),
+            (("abcde",), "ab"),
+            (("",), ""),
+            (("a",), ""),
+            (("ab",), "a"),
+            (("HelloThere",), "Hello"),
+            (("xyz",), "x"),
+            (("1234567890",), "12345"),
+        ),
+    ),
 ]
