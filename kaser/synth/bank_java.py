@@ -1123,4 +1123,377 @@ PROBLEMS: list[BankProblem] = [
             (("1234567890",), "12345"),
         ),
     ),
+    BankProblem(
+        problem_id="java_without_ends",
+        entry="withoutEnds",
+        statement=(
+            "Return the text without its first and its last character. Texts shorter than two "
+            "characters have nothing left, so return the empty text for them."
+        ),
+        kcs=("string indexing", "string length", "conditionals"),
+        references=(
+            _code("""
+                public String withoutEnds(String text) {
+                    if (text.length() < 2) {
+                        return "";
+                    }
+                    return text.substring(1, text.length() - 1);
+                }
+            """),
+            _code("""
+                public String withoutEnds(String text) {
+                    String middle = "";
+                    for (int i = 1; i < text.length() - 1; i++) {
+                        middle = middle + text.charAt(i);
+                    }
+                    return middle;
+                }
+            """),
+        ),
+        tests=(
+            (("hello",), "ell"),
+            (("ab",), ""),
+            (("a",), ""),
+            (("",), ""),
+            (("abc",), "b"),
+            (("[x]",), "x"),
+            (("  ",), ""),
+            (("coding",), "odin"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_count_word",
+        entry="countWord",
+        statement=(
+            "Given an array of words and a target word, return how many of the words are exactly "
+            "equal to the target (case sensitive)."
+        ),
+        kcs=("for loops", "string equality", "array indexing", "variables"),
+        references=(
+            _code("""
+                public int countWord(String[] words, String target) {
+                    int count = 0;
+                    for (int i = 0; i < words.length; i++) {
+                        if (words[i].equals(target)) {
+                            count++;
+                        }
+                    }
+                    return count;
+                }
+            """),
+            _code("""
+                public int countWord(String[] words, String target) {
+                    int matches = 0;
+                    for (String word : words) {
+                        if (target.equals(word)) {
+                            matches = matches + 1;
+                        }
+                    }
+                    return matches;
+                }
+            """),
+        ),
+        tests=(
+            ((["a", "b", "a"], "a"), 2),
+            (([], "a"), 0),
+            ((["cat"], "cat"), 1),
+            ((["cat"], "dog"), 0),
+            ((["Cat", "cat", "CAT"], "cat"), 1),
+            ((["", "x", ""], ""), 2),
+            ((["to", "be", "or", "not", "to", "be"], "be"), 2),
+            ((["ab", "abc", "a"], "ab"), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_running_total",
+        entry="runningTotal",
+        statement=(
+            "Return a new array of the same length where position i holds the sum of the input "
+            "values at positions 0 to i. The input array is not changed."
+        ),
+        kcs=("for loops", "array indexing", "arithmetic", "variables"),
+        references=(
+            _code("""
+                public int[] runningTotal(int[] nums) {
+                    int[] result = new int[nums.length];
+                    int sum = 0;
+                    for (int i = 0; i < nums.length; i++) {
+                        sum += nums[i];
+                        result[i] = sum;
+                    }
+                    return result;
+                }
+            """),
+            _code("""
+                public int[] runningTotal(int[] nums) {
+                    int[] totals = new int[nums.length];
+                    if (nums.length == 0) {
+                        return totals;
+                    }
+                    totals[0] = nums[0];
+                    for (int i = 1; i < nums.length; i++) {
+                        totals[i] = totals[i - 1] + nums[i];
+                    }
+                    return totals;
+                }
+            """),
+        ),
+        tests=(
+            (([1, 2, 3],), [1, 3, 6]),
+            (([],), []),
+            (([5],), [5]),
+            (([0, 0, 0],), [0, 0, 0]),
+            (([-1, 1, -1],), [-1, 0, -1]),
+            (([10, -5, 2, 3],), [10, 5, 7, 10]),
+            (([1, 1, 1, 1, 1],), [1, 2, 3, 4, 5]),
+            (([7, 0],), [7, 7]),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_strictly_increasing",
+        entry="strictlyIncreasing",
+        statement=(
+            "Return true if every value in the array is larger than the value before it. "
+            "Arrays with fewer than two values count as increasing; equal neighbours do not."
+        ),
+        kcs=("for loops", "array indexing", "numeric comparison", "return statements"),
+        references=(
+            _code("""
+                public boolean strictlyIncreasing(int[] nums) {
+                    for (int i = 1; i < nums.length; i++) {
+                        if (nums[i] <= nums[i - 1]) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+            """),
+            _code("""
+                public boolean strictlyIncreasing(int[] nums) {
+                    boolean increasing = true;
+                    int i = 0;
+                    while (i < nums.length - 1 && increasing) {
+                        if (nums[i] >= nums[i + 1]) {
+                            increasing = false;
+                        }
+                        i++;
+                    }
+                    return increasing;
+                }
+            """),
+        ),
+        tests=(
+            (([1, 2, 3],), True),
+            (([1, 2, 2],), False),
+            (([],), True),
+            (([4],), True),
+            (([3, 2],), False),
+            (([-5, -1, 0, 7],), True),
+            (([1, 3, 2, 4],), False),
+            (([0, 0],), False),
+            (([2, 1, 5, 6],), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_parking_fee",
+        entry="parkingFee",
+        statement=(
+            "Parking is free for the first hour. On weekdays every further hour costs 3 dollars, "
+            "but never more than 20 dollars in total. On weekends any stay longer than one hour "
+            "costs a flat 5 dollars. Given the whole hours parked (0 or more) and whether it is the "
+            "weekend, return the fee."
+        ),
+        kcs=("nested conditionals", "conditionals", "arithmetic", "numeric comparison"),
+        references=(
+            _code("""
+                public int parkingFee(int hours, boolean weekend) {
+                    if (hours <= 1) {
+                        return 0;
+                    }
+                    if (weekend) {
+                        return 5;
+                    } else {
+                        int fee = (hours - 1) * 3;
+                        if (fee > 20) {
+                            fee = 20;
+                        }
+                        return fee;
+                    }
+                }
+            """),
+            _code("""
+                public int parkingFee(int hours, boolean weekend) {
+                    int fee = 0;
+                    if (hours > 1) {
+                        if (weekend) {
+                            fee = 5;
+                        } else {
+                            fee = Math.min(20, 3 * (hours - 1));
+                        }
+                    }
+                    return fee;
+                }
+            """),
+        ),
+        tests=(
+            ((0, False), 0),
+            ((1, False), 0),
+            ((2, False), 3),
+            ((5, False), 12),
+            ((7, False), 18),
+            ((8, False), 20),
+            ((10, False), 20),
+            ((1, True), 0),
+            ((2, True), 5),
+            ((12, True), 5),
+            ((0, True), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_closer_to_ten",
+        entry="closerToTen",
+        statement=(
+            "Given two numbers, return the one that is closer to 10. If both are the same distance "
+            "from 10, return 0."
+        ),
+        kcs=("arithmetic", "numeric comparison", "conditionals", "variables"),
+        references=(
+            _code("""
+                public int closerToTen(int a, int b) {
+                    int distA = Math.abs(a - 10);
+                    int distB = Math.abs(b - 10);
+                    if (distA < distB) {
+                        return a;
+                    } else if (distB < distA) {
+                        return b;
+                    } else {
+                        return 0;
+                    }
+                }
+            """),
+            _code("""
+                public int closerToTen(int a, int b) {
+                    int distA = a - 10;
+                    if (distA < 0) {
+                        distA = -distA;
+                    }
+                    int distB = b - 10;
+                    if (distB < 0) {
+                        distB = -distB;
+                    }
+                    int answer = 0;
+                    if (distA != distB) {
+                        answer = distA < distB ? a : b;
+                    }
+                    return answer;
+                }
+            """),
+        ),
+        tests=(
+            ((8, 13), 8),
+            ((13, 8), 8),
+            ((13, 7), 0),
+            ((10, 10), 0),
+            ((10, 11), 10),
+            ((-1, 25), -1),
+            ((0, 20), 0),
+            ((9, 12), 9),
+            ((15, 15), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_count_doubles",
+        entry="countDoubles",
+        statement=(
+            "Count the places where a character is directly followed by the same character. "
+            "\"aaa\" has two such places and \"abba\" has one."
+        ),
+        kcs=("for loops", "string indexing", "character comparison", "string length"),
+        references=(
+            _code("""
+                public int countDoubles(String text) {
+                    int count = 0;
+                    for (int i = 0; i < text.length() - 1; i++) {
+                        if (text.charAt(i) == text.charAt(i + 1)) {
+                            count++;
+                        }
+                    }
+                    return count;
+                }
+            """),
+            _code("""
+                public int countDoubles(String text) {
+                    int doubles = 0;
+                    int i = 1;
+                    while (i < text.length()) {
+                        char previous = text.charAt(i - 1);
+                        char current = text.charAt(i);
+                        if (previous == current) {
+                            doubles += 1;
+                        }
+                        i++;
+                    }
+                    return doubles;
+                }
+            """),
+        ),
+        tests=(
+            (("aaa",), 2),
+            (("abba",), 1),
+            (("",), 0),
+            (("a",), 0),
+            (("ab",), 0),
+            (("bookkeeper",), 3),
+            (("aA",), 0),
+            (("  ",), 1),
+            (("xxyyzz",), 3),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_collatz_steps",
+        entry="collatzSteps",
+        statement=(
+            "Starting from n (1 or more), repeatedly halve the number when it is even, or replace it "
+            "by three times it plus one when it is odd. Return how many steps it takes to reach 1."
+        ),
+        kcs=("while loops", "modulo", "conditionals", "arithmetic", "variables"),
+        references=(
+            _code("""
+                public int collatzSteps(int n) {
+                    int steps = 0;
+                    while (n != 1) {
+                        if (n % 2 == 0) {
+                            n = n / 2;
+                        } else {
+                            n = 3 * n + 1;
+                        }
+                        steps++;
+                    }
+                    return steps;
+                }
+            """),
+            _code("""
+                public int collatzSteps(int n) {
+                    int current = n;
+                    int count = 0;
+                    while (current > 1) {
+                        boolean even = current % 2 == 0;
+                        current = even ? current / 2 : current * 3 + 1;
+                        count = count + 1;
+                    }
+                    return count;
+                }
+            """),
+        ),
+        tests=(
+            ((1,), 0),
+            ((2,), 1),
+            ((3,), 7),
+            ((4,), 2),
+            ((6,), 8),
+            ((7,), 16),
+            ((16,), 4),
+            ((27,), 111),
+        ),
+    ),
 ]

@@ -1008,4 +1008,336 @@ PROBLEMS: list[BankProblem] = [
             (("1234567890",), "12345"),
         ),
     ),
+    BankProblem(
+        problem_id="python_without_ends",
+        entry="without_ends",
+        statement=(
+            "Return the text without its first and its last character. Texts shorter than two "
+            "characters have nothing left, so return the empty text for them."
+        ),
+        kcs=("string indexing", "string length", "conditionals"),
+        references=(
+            _code("""
+                def without_ends(text):
+                    if len(text) < 2:
+                        return ""
+                    return text[1:len(text) - 1]
+            """),
+            _code("""
+                def without_ends(text):
+                    middle = ""
+                    for i in range(1, len(text) - 1):
+                        middle = middle + text[i]
+                    return middle
+            """),
+        ),
+        tests=(
+            (("hello",), "ell"),
+            (("ab",), ""),
+            (("a",), ""),
+            (("",), ""),
+            (("abc",), "b"),
+            (("[x]",), "x"),
+            (("  ",), ""),
+            (("coding",), "odin"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_count_word",
+        entry="count_word",
+        statement=(
+            "Given a list of words and a target word, return how many of the words are exactly "
+            "equal to the target (case sensitive)."
+        ),
+        kcs=("for loops", "string equality", "array indexing", "variables"),
+        references=(
+            _code("""
+                def count_word(words, target):
+                    count = 0
+                    for i in range(len(words)):
+                        if words[i] == target:
+                            count += 1
+                    return count
+            """),
+            _code("""
+                def count_word(words, target):
+                    matches = 0
+                    for word in words:
+                        if target == word:
+                            matches = matches + 1
+                    return matches
+            """),
+            _code("""
+                def count_word(words, target):
+                    return words.count(target)
+            """),
+        ),
+        tests=(
+            ((["a", "b", "a"], "a"), 2),
+            (([], "a"), 0),
+            ((["cat"], "cat"), 1),
+            ((["cat"], "dog"), 0),
+            ((["Cat", "cat", "CAT"], "cat"), 1),
+            ((["", "x", ""], ""), 2),
+            ((["to", "be", "or", "not", "to", "be"], "be"), 2),
+            ((["ab", "abc", "a"], "ab"), 1),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_running_total",
+        entry="running_total",
+        statement=(
+            "Return a new list of the same length where position i holds the sum of the input "
+            "values at positions 0 to i. The input list is not changed."
+        ),
+        kcs=("for loops", "array indexing", "arithmetic", "variables"),
+        references=(
+            _code("""
+                def running_total(nums):
+                    result = []
+                    total = 0
+                    for i in range(len(nums)):
+                        total += nums[i]
+                        result.append(total)
+                    return result
+            """),
+            _code("""
+                def running_total(nums):
+                    totals = [0] * len(nums)
+                    if len(nums) == 0:
+                        return totals
+                    totals[0] = nums[0]
+                    for i in range(1, len(nums)):
+                        totals[i] = totals[i - 1] + nums[i]
+                    return totals
+            """),
+        ),
+        tests=(
+            (([1, 2, 3],), [1, 3, 6]),
+            (([],), []),
+            (([5],), [5]),
+            (([0, 0, 0],), [0, 0, 0]),
+            (([-1, 1, -1],), [-1, 0, -1]),
+            (([10, -5, 2, 3],), [10, 5, 7, 10]),
+            (([1, 1, 1, 1, 1],), [1, 2, 3, 4, 5]),
+            (([7, 0],), [7, 7]),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_strictly_increasing",
+        entry="strictly_increasing",
+        statement=(
+            "Return True if every value in the list is larger than the value before it. "
+            "Lists with fewer than two values count as increasing; equal neighbours do not."
+        ),
+        kcs=("for loops", "array indexing", "numeric comparison", "return statements"),
+        references=(
+            _code("""
+                def strictly_increasing(nums):
+                    for i in range(1, len(nums)):
+                        if nums[i] <= nums[i - 1]:
+                            return False
+                    return True
+            """),
+            _code("""
+                def strictly_increasing(nums):
+                    increasing = True
+                    i = 0
+                    while i < len(nums) - 1 and increasing:
+                        if nums[i] >= nums[i + 1]:
+                            increasing = False
+                        i += 1
+                    return increasing
+            """),
+        ),
+        tests=(
+            (([1, 2, 3],), True),
+            (([1, 2, 2],), False),
+            (([],), True),
+            (([4],), True),
+            (([3, 2],), False),
+            (([-5, -1, 0, 7],), True),
+            (([1, 3, 2, 4],), False),
+            (([0, 0],), False),
+            (([2, 1, 5, 6],), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_parking_fee",
+        entry="parking_fee",
+        statement=(
+            "Parking is free for the first hour. On weekdays every further hour costs 3 dollars, "
+            "but never more than 20 dollars in total. On weekends any stay longer than one hour "
+            "costs a flat 5 dollars. Given the whole hours parked (0 or more) and whether it is the "
+            "weekend, return the fee."
+        ),
+        kcs=("nested conditionals", "conditionals", "arithmetic", "numeric comparison"),
+        references=(
+            _code("""
+                def parking_fee(hours, weekend):
+                    if hours <= 1:
+                        return 0
+                    if weekend:
+                        return 5
+                    else:
+                        fee = (hours - 1) * 3
+                        if fee > 20:
+                            fee = 20
+                        return fee
+            """),
+            _code("""
+                def parking_fee(hours, weekend):
+                    fee = 0
+                    if hours > 1:
+                        if weekend:
+                            fee = 5
+                        else:
+                            fee = min(20, 3 * (hours - 1))
+                    return fee
+            """),
+        ),
+        tests=(
+            ((0, False), 0),
+            ((1, False), 0),
+            ((2, False), 3),
+            ((5, False), 12),
+            ((7, False), 18),
+            ((8, False), 20),
+            ((10, False), 20),
+            ((1, True), 0),
+            ((2, True), 5),
+            ((12, True), 5),
+            ((0, True), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_closer_to_ten",
+        entry="closer_to_ten",
+        statement=(
+            "Given two numbers, return the one that is closer to 10. If both are the same distance "
+            "from 10, return 0."
+        ),
+        kcs=("arithmetic", "numeric comparison", "conditionals", "variables"),
+        references=(
+            _code("""
+                def closer_to_ten(a, b):
+                    dist_a = abs(a - 10)
+                    dist_b = abs(b - 10)
+                    if dist_a < dist_b:
+                        return a
+                    elif dist_b < dist_a:
+                        return b
+                    else:
+                        return 0
+            """),
+            _code("""
+                def closer_to_ten(a, b):
+                    dist_a = a - 10
+                    if dist_a < 0:
+                        dist_a = -dist_a
+                    dist_b = b - 10
+                    if dist_b < 0:
+                        dist_b = -dist_b
+                    answer = 0
+                    if dist_a != dist_b:
+                        answer = a if dist_a < dist_b else b
+                    return answer
+            """),
+        ),
+        tests=(
+            ((8, 13), 8),
+            ((13, 8), 8),
+            ((13, 7), 0),
+            ((10, 10), 0),
+            ((10, 11), 10),
+            ((-1, 25), -1),
+            ((0, 20), 0),
+            ((9, 12), 9),
+            ((15, 15), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_count_doubles",
+        entry="count_doubles",
+        statement=(
+            "Count the places where a character is directly followed by the same character. "
+            '"aaa" has two such places and "abba" has one.'
+        ),
+        kcs=("for loops", "string indexing", "character comparison", "string length"),
+        references=(
+            _code("""
+                def count_doubles(text):
+                    count = 0
+                    for i in range(len(text) - 1):
+                        if text[i] == text[i + 1]:
+                            count += 1
+                    return count
+            """),
+            _code("""
+                def count_doubles(text):
+                    doubles = 0
+                    i = 1
+                    while i < len(text):
+                        previous = text[i - 1]
+                        current = text[i]
+                        if previous == current:
+                            doubles += 1
+                        i += 1
+                    return doubles
+            """),
+        ),
+        tests=(
+            (("aaa",), 2),
+            (("abba",), 1),
+            (("",), 0),
+            (("a",), 0),
+            (("ab",), 0),
+            (("bookkeeper",), 3),
+            (("aA",), 0),
+            (("  ",), 1),
+            (("xxyyzz",), 3),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_collatz_steps",
+        entry="collatz_steps",
+        statement=(
+            "Starting from n (1 or more), repeatedly halve the number when it is even, or replace it "
+            "by three times it plus one when it is odd. Return how many steps it takes to reach 1."
+        ),
+        kcs=("while loops", "modulo", "conditionals", "arithmetic", "variables"),
+        references=(
+            _code("""
+                def collatz_steps(n):
+                    steps = 0
+                    while n != 1:
+                        if n % 2 == 0:
+                            n = n // 2
+                        else:
+                            n = 3 * n + 1
+                        steps += 1
+                    return steps
+            """),
+            _code("""
+                def collatz_steps(n):
+                    current = n
+                    count = 0
+                    while current > 1:
+                        even = current % 2 == 0
+                        current = current // 2 if even else current * 3 + 1
+                        count = count + 1
+                    return count
+            """),
+        ),
+        tests=(
+            ((1,), 0),
+            ((2,), 1),
+            ((3,), 7),
+            ((4,), 2),
+            ((6,), 8),
+            ((7,), 16),
+            ((16,), 4),
+            ((27,), 111),
+        ),
+    ),
 ]
