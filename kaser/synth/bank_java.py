@@ -1496,4 +1496,372 @@ PROBLEMS: list[BankProblem] = [
             ((27,), 111),
         ),
     ),
+    BankProblem(
+        problem_id="java_is_prime",
+        entry="isPrime",
+        statement=(
+            "Return true if n is a prime number: at least 2 and divisible only by 1 and itself. "
+            "Numbers below 2, including negatives, are not prime."
+        ),
+        kcs=("for loops", "modulo", "conditionals", "return statements"),
+        references=(
+            _code("""
+                public boolean isPrime(int n) {
+                    if (n < 2) {
+                        return false;
+                    }
+                    for (int d = 2; d < n; d++) {
+                        if (n % d == 0) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+            """),
+            _code("""
+                public boolean isPrime(int n) {
+                    boolean prime = n >= 2;
+                    int divisor = 2;
+                    while (prime && divisor * divisor <= n) {
+                        if (n % divisor == 0) {
+                            prime = false;
+                        }
+                        divisor++;
+                    }
+                    return prime;
+                }
+            """),
+        ),
+        tests=(
+            ((0,), False),
+            ((1,), False),
+            ((2,), True),
+            ((3,), True),
+            ((4,), False),
+            ((9,), False),
+            ((13,), True),
+            ((25,), False),
+            ((97,), True),
+            ((-7,), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_has_duplicate",
+        entry="hasDuplicate",
+        statement="Return true if some value appears at two or more positions of the array.",
+        kcs=("nested loops", "array indexing", "numeric comparison", "boolean logic"),
+        references=(
+            _code("""
+                public boolean hasDuplicate(int[] nums) {
+                    for (int i = 0; i < nums.length; i++) {
+                        for (int j = i + 1; j < nums.length; j++) {
+                            if (nums[i] == nums[j]) {
+                                return true;
+                            }
+                        }
+                    }
+                    return false;
+                }
+            """),
+            _code("""
+                public boolean hasDuplicate(int[] nums) {
+                    boolean found = false;
+                    for (int i = 0; i < nums.length; i++) {
+                        for (int j = 0; j < nums.length; j++) {
+                            if (i != j && nums[i] == nums[j]) {
+                                found = true;
+                            }
+                        }
+                    }
+                    return found;
+                }
+            """),
+        ),
+        tests=(
+            (([1, 2, 3],), False),
+            (([1, 2, 1],), True),
+            (([],), False),
+            (([4],), False),
+            (([0, 0],), True),
+            (([-1, 1],), False),
+            (([5, 6, 7, 5],), True),
+            (([3, 1, 2, 4],), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_exactly_one_true",
+        entry="exactlyOneTrue",
+        statement="Given three true/false flags, return true if exactly one of them is true.",
+        kcs=("boolean logic", "boolean operators", "conditionals"),
+        references=(
+            _code("""
+                public boolean exactlyOneTrue(boolean a, boolean b, boolean c) {
+                    return (a && !b && !c) || (!a && b && !c) || (!a && !b && c);
+                }
+            """),
+            _code("""
+                public boolean exactlyOneTrue(boolean a, boolean b, boolean c) {
+                    int count = 0;
+                    if (a) {
+                        count++;
+                    }
+                    if (b) {
+                        count++;
+                    }
+                    if (c) {
+                        count++;
+                    }
+                    return count == 1;
+                }
+            """),
+        ),
+        tests=(
+            ((False, False, False), False),
+            ((True, False, False), True),
+            ((False, True, False), True),
+            ((False, False, True), True),
+            ((True, True, False), False),
+            ((True, False, True), False),
+            ((False, True, True), False),
+            ((True, True, True), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_initials",
+        entry="initials",
+        statement=(
+            "Make initials from a first and a last name: each name that is not empty contributes "
+            "its first character followed by a dot, so \"Ada\" and \"Lovelace\" give \"A.L.\"."
+        ),
+        kcs=("string indexing", "string concatenation", "string length", "conditionals"),
+        references=(
+            _code("""
+                public String initials(String first, String last) {
+                    String result = "";
+                    if (first.length() > 0) {
+                        result = result + first.charAt(0) + ".";
+                    }
+                    if (last.length() > 0) {
+                        result = result + last.charAt(0) + ".";
+                    }
+                    return result;
+                }
+            """),
+            _code("""
+                public String initials(String first, String last) {
+                    if (first.isEmpty() && last.isEmpty()) {
+                        return "";
+                    } else if (first.isEmpty()) {
+                        return last.substring(0, 1) + ".";
+                    } else if (last.isEmpty()) {
+                        return first.substring(0, 1) + ".";
+                    } else {
+                        return first.substring(0, 1) + "." + last.substring(0, 1) + ".";
+                    }
+                }
+            """),
+        ),
+        tests=(
+            (("Ada", "Lovelace"), "A.L."),
+            (("", "Smith"), "S."),
+            (("Jo", ""), "J."),
+            (("", ""), ""),
+            (("x", "y"), "x.y."),
+            (("Grace", "Hopper"), "G.H."),
+            (("alan", "Turing"), "a.T."),
+            (("Q", "Q"), "Q.Q."),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_percent_change",
+        entry="percentChange",
+        statement=(
+            "Return the change from oldValue to newValue as a percentage of oldValue, as a double "
+            "(from 4 to 5 is 25.0, from 3 to 4 is 33.33...). When oldValue is 0, return 0.0."
+        ),
+        kcs=("arithmetic", "conditionals", "variables"),
+        references=(
+            _code("""
+                public double percentChange(int oldValue, int newValue) {
+                    if (oldValue == 0) {
+                        return 0.0;
+                    }
+                    return (newValue - oldValue) * 100.0 / oldValue;
+                }
+            """),
+            _code("""
+                public double percentChange(int oldValue, int newValue) {
+                    double result = 0.0;
+                    if (oldValue != 0) {
+                        double difference = newValue - oldValue;
+                        double ratio = difference / oldValue;
+                        result = ratio * 100;
+                    }
+                    return result;
+                }
+            """),
+        ),
+        tests=(
+            ((100, 150), 50.0),
+            ((200, 100), -50.0),
+            ((0, 5), 0.0),
+            ((3, 4), 100 / 3),
+            ((50, 50), 0.0),
+            ((-10, -5), -50.0),
+            ((7, 0), -100.0),
+            ((1, 2), 100.0),
+            ((3, 1), -200 / 3),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_repeat_joined",
+        entry="repeatJoined",
+        statement=(
+            "Return word written n times with sep between neighbouring copies, so (\"ab\", 3, \",\") "
+            "gives \"ab,ab,ab\". When n is 0 or less, return the empty text."
+        ),
+        kcs=("for loops", "string concatenation", "conditionals"),
+        references=(
+            _code("""
+                public String repeatJoined(String word, int n, String sep) {
+                    String result = "";
+                    for (int i = 0; i < n; i++) {
+                        if (i > 0) {
+                            result = result + sep;
+                        }
+                        result = result + word;
+                    }
+                    return result;
+                }
+            """),
+            _code("""
+                public String repeatJoined(String word, int n, String sep) {
+                    if (n <= 0) {
+                        return "";
+                    }
+                    String result = word;
+                    int copies = 1;
+                    while (copies < n) {
+                        result += sep + word;
+                        copies++;
+                    }
+                    return result;
+                }
+            """),
+        ),
+        tests=(
+            (("ab", 3, ","), "ab,ab,ab"),
+            (("x", 1, "-"), "x"),
+            (("", 3, "+"), "++"),
+            (("hi", 2, ""), "hihi"),
+            (("a", 0, ","), ""),
+            (("a", -2, ","), ""),
+            (("ok", 4, " "), "ok ok ok ok"),
+            (("ab", 2, "--"), "ab--ab"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_score_line",
+        entry="scoreLine",
+        statement=(
+            "Describe a quiz result as \"NAME: POINTS/TOTAL (PERCENT%)\" with the percentage rounded "
+            "to one decimal place, for example \"Ann: 7/10 (70.0%)\" or \"Bo: 1/3 (33.3%)\". "
+            "TOTAL is always positive."
+        ),
+        kcs=("string formatting", "arithmetic", "string concatenation"),
+        references=(
+            _code("""
+                public String scoreLine(String name, int points, int total) {
+                    double percent = 100.0 * points / total;
+                    return String.format("%s: %d/%d (%.1f%%)", name, points, total, percent);
+                }
+            """),
+            _code("""
+                public String scoreLine(String name, int points, int total) {
+                    double percent = Math.round(points * 1000.0 / total) / 10.0;
+                    return name + ": " + points + "/" + total + " (" + percent + "%)";
+                }
+            """),
+        ),
+        tests=(
+            (("Ann", 7, 10), "Ann: 7/10 (70.0%)"),
+            (("Bo", 1, 3), "Bo: 1/3 (33.3%)"),
+            (("Cy", 2, 3), "Cy: 2/3 (66.7%)"),
+            (("Di", 0, 5), "Di: 0/5 (0.0%)"),
+            (("Ed", 5, 5), "Ed: 5/5 (100.0%)"),
+            (("Flo", 3, 7), "Flo: 3/7 (42.9%)"),
+            (("Gus", 1, 8), "Gus: 1/8 (12.5%)"),
+            (("Ivy", 6, 4), "Ivy: 6/4 (150.0%)"),
+            (("", 12, 40), ": 12/40 (30.0%)"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_count_primes",
+        entry="countPrimes",
+        statement=(
+            "Return how many prime numbers there are from 2 up to n inclusive. Write a helper "
+            "method that decides whether one number is prime and use it."
+        ),
+        kcs=("function definition", "for loops", "modulo", "return statements"),
+        references=(
+            _code("""
+                public int countPrimes(int n) {
+                    int count = 0;
+                    for (int k = 2; k <= n; k++) {
+                        if (isPrime(k)) {
+                            count++;
+                        }
+                    }
+                    return count;
+                }
+
+                public boolean isPrime(int k) {
+                    for (int d = 2; d < k; d++) {
+                        if (k % d == 0) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+            """),
+            _code("""
+                private boolean prime(int value) {
+                    if (value < 2) {
+                        return false;
+                    }
+                    int divisor = 2;
+                    while (divisor * divisor <= value) {
+                        if (value % divisor == 0) {
+                            return false;
+                        }
+                        divisor++;
+                    }
+                    return true;
+                }
+
+                public int countPrimes(int n) {
+                    int total = 0;
+                    int k = n;
+                    while (k >= 2) {
+                        if (prime(k)) {
+                            total = total + 1;
+                        }
+                        k--;
+                    }
+                    return total;
+                }
+            """),
+        ),
+        tests=(
+            ((0,), 0),
+            ((1,), 0),
+            ((2,), 1),
+            ((3,), 2),
+            ((10,), 4),
+            ((11,), 5),
+            ((20,), 8),
+            ((30,), 10),
+            ((-5,), 0),
+        ),
+    ),
 ]

@@ -1340,4 +1340,331 @@ PROBLEMS: list[BankProblem] = [
             ((27,), 111),
         ),
     ),
+    BankProblem(
+        problem_id="python_is_prime",
+        entry="is_prime",
+        statement=(
+            "Return True if n is a prime number: at least 2 and divisible only by 1 and itself. "
+            "Numbers below 2, including negatives, are not prime."
+        ),
+        kcs=("for loops", "modulo", "conditionals", "return statements"),
+        references=(
+            _code("""
+                def is_prime(n):
+                    if n < 2:
+                        return False
+                    for d in range(2, n):
+                        if n % d == 0:
+                            return False
+                    return True
+            """),
+            _code("""
+                def is_prime(n):
+                    prime = n >= 2
+                    divisor = 2
+                    while prime and divisor * divisor <= n:
+                        if n % divisor == 0:
+                            prime = False
+                        divisor += 1
+                    return prime
+            """),
+        ),
+        tests=(
+            ((0,), False),
+            ((1,), False),
+            ((2,), True),
+            ((3,), True),
+            ((4,), False),
+            ((9,), False),
+            ((13,), True),
+            ((25,), False),
+            ((97,), True),
+            ((-7,), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_has_duplicate",
+        entry="has_duplicate",
+        statement="Return True if some value appears at two or more positions of the list.",
+        kcs=("nested loops", "array indexing", "numeric comparison", "boolean logic"),
+        references=(
+            _code("""
+                def has_duplicate(nums):
+                    for i in range(len(nums)):
+                        for j in range(i + 1, len(nums)):
+                            if nums[i] == nums[j]:
+                                return True
+                    return False
+            """),
+            _code("""
+                def has_duplicate(nums):
+                    found = False
+                    for i in range(len(nums)):
+                        for j in range(len(nums)):
+                            if i != j and nums[i] == nums[j]:
+                                found = True
+                    return found
+            """),
+            _code("""
+                def has_duplicate(nums):
+                    return len(set(nums)) != len(nums)
+            """),
+        ),
+        tests=(
+            (([1, 2, 3],), False),
+            (([1, 2, 1],), True),
+            (([],), False),
+            (([4],), False),
+            (([0, 0],), True),
+            (([-1, 1],), False),
+            (([5, 6, 7, 5],), True),
+            (([3, 1, 2, 4],), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_exactly_one_true",
+        entry="exactly_one_true",
+        statement="Given three True/False flags, return True if exactly one of them is True.",
+        kcs=("boolean logic", "boolean operators", "conditionals"),
+        references=(
+            _code("""
+                def exactly_one_true(a, b, c):
+                    return (a and not b and not c) or (not a and b and not c) or (not a and not b and c)
+            """),
+            _code("""
+                def exactly_one_true(a, b, c):
+                    count = 0
+                    if a:
+                        count += 1
+                    if b:
+                        count += 1
+                    if c:
+                        count += 1
+                    return count == 1
+            """),
+        ),
+        tests=(
+            ((False, False, False), False),
+            ((True, False, False), True),
+            ((False, True, False), True),
+            ((False, False, True), True),
+            ((True, True, False), False),
+            ((True, False, True), False),
+            ((False, True, True), False),
+            ((True, True, True), False),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_initials",
+        entry="initials",
+        statement=(
+            "Make initials from a first and a last name: each name that is not empty contributes "
+            'its first character followed by a dot, so "Ada" and "Lovelace" give "A.L.".'
+        ),
+        kcs=("string indexing", "string concatenation", "string length", "conditionals"),
+        references=(
+            _code("""
+                def initials(first, last):
+                    result = ""
+                    if len(first) > 0:
+                        result = result + first[0] + "."
+                    if len(last) > 0:
+                        result = result + last[0] + "."
+                    return result
+            """),
+            _code("""
+                def initials(first, last):
+                    if first == "" and last == "":
+                        return ""
+                    elif first == "":
+                        return last[:1] + "."
+                    elif last == "":
+                        return first[:1] + "."
+                    else:
+                        return first[:1] + "." + last[:1] + "."
+            """),
+        ),
+        tests=(
+            (("Ada", "Lovelace"), "A.L."),
+            (("", "Smith"), "S."),
+            (("Jo", ""), "J."),
+            (("", ""), ""),
+            (("x", "y"), "x.y."),
+            (("Grace", "Hopper"), "G.H."),
+            (("alan", "Turing"), "a.T."),
+            (("Q", "Q"), "Q.Q."),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_percent_change",
+        entry="percent_change",
+        statement=(
+            "Return the change from old_value to new_value as a percentage of old_value, as a float "
+            "(from 4 to 5 is 25.0, from 3 to 4 is 33.33...). When old_value is 0, return 0.0."
+        ),
+        kcs=("arithmetic", "conditionals", "variables"),
+        references=(
+            _code("""
+                def percent_change(old_value, new_value):
+                    if old_value == 0:
+                        return 0.0
+                    return (new_value - old_value) * 100 / old_value
+            """),
+            _code("""
+                def percent_change(old_value, new_value):
+                    result = 0.0
+                    if old_value != 0:
+                        difference = new_value - old_value
+                        ratio = difference / old_value
+                        result = ratio * 100
+                    return result
+            """),
+        ),
+        tests=(
+            ((100, 150), 50.0),
+            ((200, 100), -50.0),
+            ((0, 5), 0.0),
+            ((3, 4), 100 / 3),
+            ((50, 50), 0.0),
+            ((-10, -5), -50.0),
+            ((7, 0), -100.0),
+            ((1, 2), 100.0),
+            ((3, 1), -200 / 3),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_repeat_joined",
+        entry="repeat_joined",
+        statement=(
+            'Return word written n times with sep between neighbouring copies, so ("ab", 3, ",") '
+            'gives "ab,ab,ab". When n is 0 or less, return the empty text.'
+        ),
+        kcs=("for loops", "string concatenation", "conditionals"),
+        references=(
+            _code("""
+                def repeat_joined(word, n, sep):
+                    result = ""
+                    for i in range(n):
+                        if i > 0:
+                            result = result + sep
+                        result = result + word
+                    return result
+            """),
+            _code("""
+                def repeat_joined(word, n, sep):
+                    if n <= 0:
+                        return ""
+                    result = word
+                    copies = 1
+                    while copies < n:
+                        result += sep + word
+                        copies += 1
+                    return result
+            """),
+            _code("""
+                def repeat_joined(word, n, sep):
+                    return sep.join([word] * max(n, 0))
+            """),
+        ),
+        tests=(
+            (("ab", 3, ","), "ab,ab,ab"),
+            (("x", 1, "-"), "x"),
+            (("", 3, "+"), "++"),
+            (("hi", 2, ""), "hihi"),
+            (("a", 0, ","), ""),
+            (("a", -2, ","), ""),
+            (("ok", 4, " "), "ok ok ok ok"),
+            (("ab", 2, "--"), "ab--ab"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_score_line",
+        entry="score_line",
+        statement=(
+            'Describe a quiz result as "NAME: POINTS/TOTAL (PERCENT%)" with the percentage rounded '
+            'to one decimal place, for example "Ann: 7/10 (70.0%)" or "Bo: 1/3 (33.3%)". '
+            "TOTAL is always positive."
+        ),
+        kcs=("string formatting", "arithmetic", "string concatenation"),
+        references=(
+            _code("""
+                def score_line(name, points, total):
+                    percent = 100 * points / total
+                    return f"{name}: {points}/{total} ({percent:.1f}%)"
+            """),
+            _code("""
+                def score_line(name, points, total):
+                    percent = round(points * 1000 / total) / 10
+                    return name + ": " + str(points) + "/" + str(total) + " (" + str(percent) + "%)"
+            """),
+        ),
+        tests=(
+            (("Ann", 7, 10), "Ann: 7/10 (70.0%)"),
+            (("Bo", 1, 3), "Bo: 1/3 (33.3%)"),
+            (("Cy", 2, 3), "Cy: 2/3 (66.7%)"),
+            (("Di", 0, 5), "Di: 0/5 (0.0%)"),
+            (("Ed", 5, 5), "Ed: 5/5 (100.0%)"),
+            (("Flo", 3, 7), "Flo: 3/7 (42.9%)"),
+            (("Gus", 1, 8), "Gus: 1/8 (12.5%)"),
+            (("Ivy", 6, 4), "Ivy: 6/4 (150.0%)"),
+            (("", 12, 40), ": 12/40 (30.0%)"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_count_primes",
+        entry="count_primes",
+        statement=(
+            "Return how many prime numbers there are from 2 up to n inclusive. Write a helper "
+            "function that decides whether one number is prime and use it."
+        ),
+        kcs=("function definition", "for loops", "modulo", "return statements"),
+        references=(
+            _code("""
+                def is_prime(k):
+                    for d in range(2, k):
+                        if k % d == 0:
+                            return False
+                    return True
+
+
+                def count_primes(n):
+                    count = 0
+                    for k in range(2, n + 1):
+                        if is_prime(k):
+                            count += 1
+                    return count
+            """),
+            _code("""
+                def count_primes(n):
+                    def prime(value):
+                        if value < 2:
+                            return False
+                        divisor = 2
+                        while divisor * divisor <= value:
+                            if value % divisor == 0:
+                                return False
+                            divisor += 1
+                        return True
+
+                    total = 0
+                    k = n
+                    while k >= 2:
+                        if prime(k):
+                            total = total + 1
+                        k -= 1
+                    return total
+            """),
+        ),
+        tests=(
+            ((0,), 0),
+            ((1,), 0),
+            ((2,), 1),
+            ((3,), 2),
+            ((10,), 4),
+            ((11,), 5),
+            ((20,), 8),
+            ((30,), 10),
+            ((-5,), 0),
+        ),
+    ),
 ]
