@@ -1864,4 +1864,400 @@ PROBLEMS: list[BankProblem] = [
             ((-5,), 0),
         ),
     ),
+    BankProblem(
+        problem_id="java_longest_word",
+        entry="longestWord",
+        statement=(
+            "Return the longest word in the array. When several words share the greatest length, "
+            "return the first of them; for an empty array return the empty text."
+        ),
+        kcs=("for loops", "string length", "array indexing", "numeric comparison"),
+        references=(
+            _code("""
+                public String longestWord(String[] words) {
+                    String longest = "";
+                    for (int i = 0; i < words.length; i++) {
+                        if (words[i].length() > longest.length()) {
+                            longest = words[i];
+                        }
+                    }
+                    return longest;
+                }
+            """),
+            _code("""
+                public String longestWord(String[] words) {
+                    if (words.length == 0) {
+                        return "";
+                    }
+                    int bestIndex = 0;
+                    int i = 1;
+                    while (i < words.length) {
+                        if (words[i].length() > words[bestIndex].length()) {
+                            bestIndex = i;
+                        }
+                        i++;
+                    }
+                    return words[bestIndex];
+                }
+            """),
+        ),
+        tests=(
+            ((["a", "abc", "ab"],), "abc"),
+            (([],), ""),
+            ((["hi"],), "hi"),
+            ((["ab", "cd"],), "ab"),
+            ((["", ""],), ""),
+            ((["x", "yy", "zz"],), "yy"),
+            ((["hello", "world", "hi"],), "hello"),
+            ((["a", "", "bcd", "efg"],), "bcd"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_weather_advice",
+        entry="weatherAdvice",
+        statement=(
+            "Advise what to take outside. If the sky is \"rainy\", return \"umbrella\". Otherwise, "
+            "if the sky is \"snowy\" or the temperature is below 5, return \"coat\". Otherwise, if "
+            "the sky is \"sunny\" and the temperature is 25 or more, return \"sunscreen\". In all "
+            "other cases return \"nothing\". Sky names are lowercase and case sensitive."
+        ),
+        kcs=("string equality", "nested conditionals", "boolean operators", "numeric comparison"),
+        references=(
+            _code("""
+                public String weatherAdvice(String sky, int temp) {
+                    if (sky.equals("rainy")) {
+                        return "umbrella";
+                    } else if (sky.equals("snowy") || temp < 5) {
+                        return "coat";
+                    } else if (sky.equals("sunny") && temp >= 25) {
+                        return "sunscreen";
+                    } else {
+                        return "nothing";
+                    }
+                }
+            """),
+            _code("""
+                public String weatherAdvice(String sky, int temp) {
+                    String advice = "nothing";
+                    if (sky.equals("rainy")) {
+                        advice = "umbrella";
+                    } else {
+                        if (sky.equals("snowy") || temp < 5) {
+                            advice = "coat";
+                        } else {
+                            if (sky.equals("sunny") && temp >= 25) {
+                                advice = "sunscreen";
+                            }
+                        }
+                    }
+                    return advice;
+                }
+            """),
+        ),
+        tests=(
+            (("rainy", 30), "umbrella"),
+            (("rainy", 0), "umbrella"),
+            (("snowy", 10), "coat"),
+            (("sunny", 4), "coat"),
+            (("cloudy", 4), "coat"),
+            (("cloudy", 5), "nothing"),
+            (("sunny", 25), "sunscreen"),
+            (("sunny", 24), "nothing"),
+            (("cloudy", 30), "nothing"),
+            (("Sunny", 30), "nothing"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_celsius_to_fahrenheit",
+        entry="celsiusToFahrenheit",
+        statement=(
+            "Convert a temperature from degrees Celsius to degrees Fahrenheit: multiply by nine "
+            "fifths and add 32. Keep the fractional part (37.0 becomes 98.6)."
+        ),
+        kcs=("arithmetic", "variables"),
+        references=(
+            _code("""
+                public double celsiusToFahrenheit(double celsius) {
+                    return celsius * 9 / 5 + 32;
+                }
+            """),
+            _code("""
+                public double celsiusToFahrenheit(double celsius) {
+                    double factor = 9.0 / 5.0;
+                    double fahrenheit = celsius * factor + 32.0;
+                    return fahrenheit;
+                }
+            """),
+        ),
+        tests=(
+            ((0.0,), 32.0),
+            ((100.0,), 212.0),
+            ((-40.0,), -40.0),
+            ((37.0,), 98.6),
+            ((36.6,), 97.88),
+            ((-17.5,), 0.5),
+            ((1.0,), 33.8),
+            ((25.0,), 77.0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_first_digit_index",
+        entry="firstDigitIndex",
+        statement=(
+            "Return the position of the first digit character (0-9) in the text, counting from 0, "
+            "or -1 when the text contains no digit."
+        ),
+        kcs=("while loops", "string indexing", "character comparison", "return statements"),
+        references=(
+            _code("""
+                public int firstDigitIndex(String text) {
+                    int i = 0;
+                    while (i < text.length()) {
+                        char c = text.charAt(i);
+                        if (c >= '0' && c <= '9') {
+                            return i;
+                        }
+                        i++;
+                    }
+                    return -1;
+                }
+            """),
+            _code("""
+                public int firstDigitIndex(String text) {
+                    int position = -1;
+                    for (int i = 0; i < text.length(); i++) {
+                        if (Character.isDigit(text.charAt(i))) {
+                            position = i;
+                            break;
+                        }
+                    }
+                    return position;
+                }
+            """),
+        ),
+        tests=(
+            (("abc1",), 3),
+            (("7up",), 0),
+            (("",), -1),
+            (("none",), -1),
+            (("a1b2",), 1),
+            (("5",), 0),
+            (("x",), -1),
+            (("room 101",), 5),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_count_common",
+        entry="countCommon",
+        statement=(
+            "Given two int arrays, count the pairs (a position in the first, a position in the "
+            "second) that hold equal values."
+        ),
+        kcs=("nested loops", "array indexing", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                public int countCommon(int[] first, int[] second) {
+                    int count = 0;
+                    for (int i = 0; i < first.length; i++) {
+                        for (int j = 0; j < second.length; j++) {
+                            if (first[i] == second[j]) {
+                                count++;
+                            }
+                        }
+                    }
+                    return count;
+                }
+            """),
+            _code("""
+                public int countCommon(int[] first, int[] second) {
+                    int matches = 0;
+                    for (int x : first) {
+                        int j = 0;
+                        while (j < second.length) {
+                            if (second[j] == x) {
+                                matches = matches + 1;
+                            }
+                            j++;
+                        }
+                    }
+                    return matches;
+                }
+            """),
+        ),
+        tests=(
+            (([1, 2, 3], [3, 4, 1]), 2),
+            (([], [1]), 0),
+            (([1], []), 0),
+            (([2, 2], [2]), 2),
+            (([1, 1], [1, 1]), 4),
+            (([5], [5]), 1),
+            (([-1, 0], [0, -1, 0]), 3),
+            (([1, 2], [3, 4]), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_doublings_to_reach",
+        entry="doublingsToReach",
+        statement=(
+            "A value starts at start (1 or more) and doubles once a day. Return how many days pass "
+            "before it is at least target; if it already is, the answer is 0."
+        ),
+        kcs=("while loops", "arithmetic", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                public int doublingsToReach(int start, int target) {
+                    int value = start;
+                    int days = 0;
+                    while (value < target) {
+                        value = value * 2;
+                        days++;
+                    }
+                    return days;
+                }
+            """),
+            _code("""
+                public int doublingsToReach(int start, int target) {
+                    int days = 0;
+                    for (int value = start; value < target; value *= 2) {
+                        days += 1;
+                    }
+                    return days;
+                }
+            """),
+        ),
+        tests=(
+            ((1, 1), 0),
+            ((1, 2), 1),
+            ((1, 8), 3),
+            ((1, 9), 4),
+            ((3, 20), 3),
+            ((5, 5), 0),
+            ((10, 1), 0),
+            ((2, 1000), 9),
+            ((7, 0), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_rock_paper_scissors",
+        entry="rockPaperScissors",
+        statement=(
+            "Two players each pick \"rock\", \"paper\" or \"scissors\". Rock beats scissors, scissors "
+            "beats paper and paper beats rock. Return \"first\" if the first player wins, \"second\" "
+            "if the second player wins, and \"tie\" when both pick the same."
+        ),
+        kcs=("string equality", "nested conditionals", "boolean operators"),
+        references=(
+            _code("""
+                public String rockPaperScissors(String first, String second) {
+                    if (first.equals(second)) {
+                        return "tie";
+                    }
+                    if (first.equals("rock")) {
+                        if (second.equals("scissors")) {
+                            return "first";
+                        } else {
+                            return "second";
+                        }
+                    } else if (first.equals("paper")) {
+                        if (second.equals("rock")) {
+                            return "first";
+                        } else {
+                            return "second";
+                        }
+                    } else {
+                        if (second.equals("paper")) {
+                            return "first";
+                        } else {
+                            return "second";
+                        }
+                    }
+                }
+            """),
+            _code("""
+                public String rockPaperScissors(String first, String second) {
+                    boolean firstWins = (first.equals("rock") && second.equals("scissors"))
+                            || (first.equals("scissors") && second.equals("paper"))
+                            || (first.equals("paper") && second.equals("rock"));
+                    String result;
+                    if (first.equals(second)) {
+                        result = "tie";
+                    } else if (firstWins) {
+                        result = "first";
+                    } else {
+                        result = "second";
+                    }
+                    return result;
+                }
+            """),
+        ),
+        tests=(
+            (("rock", "rock"), "tie"),
+            (("rock", "paper"), "second"),
+            (("rock", "scissors"), "first"),
+            (("paper", "rock"), "first"),
+            (("paper", "paper"), "tie"),
+            (("paper", "scissors"), "second"),
+            (("scissors", "rock"), "second"),
+            (("scissors", "paper"), "first"),
+            (("scissors", "scissors"), "tie"),
+        ),
+    ),
+    BankProblem(
+        problem_id="java_simplify_fraction",
+        entry="simplifyFraction",
+        statement=(
+            "Given a numerator (0 or more) and a positive denominator, return the fraction in lowest "
+            "terms as \"NUM/DEN\": 4 and 6 give \"2/3\", 0 and 5 give \"0/1\". Write a helper that "
+            "finds the greatest common divisor."
+        ),
+        kcs=("function definition", "while loops", "modulo", "string concatenation"),
+        references=(
+            _code("""
+                public String simplifyFraction(int num, int den) {
+                    int g = gcd(num, den);
+                    return (num / g) + "/" + (den / g);
+                }
+
+                public int gcd(int a, int b) {
+                    while (b != 0) {
+                        int rest = a % b;
+                        a = b;
+                        b = rest;
+                    }
+                    return a;
+                }
+            """),
+            _code("""
+                public String simplifyFraction(int num, int den) {
+                    if (num == 0) {
+                        return "0/1";
+                    }
+                    int divisor = largestCommonDivisor(num, den);
+                    return String.format("%d/%d", num / divisor, den / divisor);
+                }
+
+                private int largestCommonDivisor(int a, int b) {
+                    int d = Math.min(a, b);
+                    while (d > 1) {
+                        if (a % d == 0 && b % d == 0) {
+                            return d;
+                        }
+                        d--;
+                    }
+                    return 1;
+                }
+            """),
+        ),
+        tests=(
+            ((4, 6), "2/3"),
+            ((0, 5), "0/1"),
+            ((5, 5), "1/1"),
+            ((3, 7), "3/7"),
+            ((10, 4), "5/2"),
+            ((12, 1), "12/1"),
+            ((100, 25), "4/1"),
+            ((1, 1), "1/1"),
+            ((18, 24), "3/4"),
+        ),
+    ),
 ]

@@ -1667,4 +1667,358 @@ PROBLEMS: list[BankProblem] = [
             ((-5,), 0),
         ),
     ),
+    BankProblem(
+        problem_id="python_longest_word",
+        entry="longest_word",
+        statement=(
+            "Return the longest word in the list. When several words share the greatest length, "
+            "return the first of them; for an empty list return the empty text."
+        ),
+        kcs=("for loops", "string length", "array indexing", "numeric comparison"),
+        references=(
+            _code("""
+                def longest_word(words):
+                    longest = ""
+                    for i in range(len(words)):
+                        if len(words[i]) > len(longest):
+                            longest = words[i]
+                    return longest
+            """),
+            _code("""
+                def longest_word(words):
+                    if len(words) == 0:
+                        return ""
+                    best_index = 0
+                    i = 1
+                    while i < len(words):
+                        if len(words[i]) > len(words[best_index]):
+                            best_index = i
+                        i += 1
+                    return words[best_index]
+            """),
+            _code("""
+                def longest_word(words):
+                    return max(words, key=len, default="")
+            """),
+        ),
+        tests=(
+            ((["a", "abc", "ab"],), "abc"),
+            (([],), ""),
+            ((["hi"],), "hi"),
+            ((["ab", "cd"],), "ab"),
+            ((["", ""],), ""),
+            ((["x", "yy", "zz"],), "yy"),
+            ((["hello", "world", "hi"],), "hello"),
+            ((["a", "", "bcd", "efg"],), "bcd"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_weather_advice",
+        entry="weather_advice",
+        statement=(
+            'Advise what to take outside. If the sky is "rainy", return "umbrella". Otherwise, '
+            'if the sky is "snowy" or the temperature is below 5, return "coat". Otherwise, if '
+            'the sky is "sunny" and the temperature is 25 or more, return "sunscreen". In all '
+            'other cases return "nothing". Sky names are lowercase and case sensitive.'
+        ),
+        kcs=("string equality", "nested conditionals", "boolean operators", "numeric comparison"),
+        references=(
+            _code("""
+                def weather_advice(sky, temp):
+                    if sky == "rainy":
+                        return "umbrella"
+                    elif sky == "snowy" or temp < 5:
+                        return "coat"
+                    elif sky == "sunny" and temp >= 25:
+                        return "sunscreen"
+                    else:
+                        return "nothing"
+            """),
+            _code("""
+                def weather_advice(sky, temp):
+                    advice = "nothing"
+                    if sky == "rainy":
+                        advice = "umbrella"
+                    else:
+                        if sky == "snowy" or temp < 5:
+                            advice = "coat"
+                        else:
+                            if sky == "sunny" and temp >= 25:
+                                advice = "sunscreen"
+                    return advice
+            """),
+        ),
+        tests=(
+            (("rainy", 30), "umbrella"),
+            (("rainy", 0), "umbrella"),
+            (("snowy", 10), "coat"),
+            (("sunny", 4), "coat"),
+            (("cloudy", 4), "coat"),
+            (("cloudy", 5), "nothing"),
+            (("sunny", 25), "sunscreen"),
+            (("sunny", 24), "nothing"),
+            (("cloudy", 30), "nothing"),
+            (("Sunny", 30), "nothing"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_celsius_to_fahrenheit",
+        entry="celsius_to_fahrenheit",
+        statement=(
+            "Convert a temperature from degrees Celsius to degrees Fahrenheit: multiply by nine "
+            "fifths and add 32. Keep the fractional part (37.0 becomes 98.6)."
+        ),
+        kcs=("arithmetic", "variables"),
+        references=(
+            _code("""
+                def celsius_to_fahrenheit(celsius):
+                    return celsius * 9 / 5 + 32
+            """),
+            _code("""
+                def celsius_to_fahrenheit(celsius):
+                    factor = 9.0 / 5.0
+                    fahrenheit = celsius * factor + 32.0
+                    return fahrenheit
+            """),
+        ),
+        tests=(
+            ((0.0,), 32.0),
+            ((100.0,), 212.0),
+            ((-40.0,), -40.0),
+            ((37.0,), 98.6),
+            ((36.6,), 97.88),
+            ((-17.5,), 0.5),
+            ((1.0,), 33.8),
+            ((25.0,), 77.0),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_first_digit_index",
+        entry="first_digit_index",
+        statement=(
+            "Return the position of the first digit character (0-9) in the text, counting from 0, "
+            "or -1 when the text contains no digit."
+        ),
+        kcs=("while loops", "string indexing", "character comparison", "return statements"),
+        references=(
+            _code("""
+                def first_digit_index(text):
+                    i = 0
+                    while i < len(text):
+                        c = text[i]
+                        if c >= "0" and c <= "9":
+                            return i
+                        i += 1
+                    return -1
+            """),
+            _code("""
+                def first_digit_index(text):
+                    position = -1
+                    for i in range(len(text)):
+                        if text[i].isdigit():
+                            position = i
+                            break
+                    return position
+            """),
+        ),
+        tests=(
+            (("abc1",), 3),
+            (("7up",), 0),
+            (("",), -1),
+            (("none",), -1),
+            (("a1b2",), 1),
+            (("5",), 0),
+            (("x",), -1),
+            (("room 101",), 5),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_count_common",
+        entry="count_common",
+        statement=(
+            "Given two lists of numbers, count the pairs (a position in the first, a position in "
+            "the second) that hold equal values."
+        ),
+        kcs=("nested loops", "array indexing", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                def count_common(first, second):
+                    count = 0
+                    for i in range(len(first)):
+                        for j in range(len(second)):
+                            if first[i] == second[j]:
+                                count += 1
+                    return count
+            """),
+            _code("""
+                def count_common(first, second):
+                    matches = 0
+                    for x in first:
+                        j = 0
+                        while j < len(second):
+                            if second[j] == x:
+                                matches = matches + 1
+                            j += 1
+                    return matches
+            """),
+        ),
+        tests=(
+            (([1, 2, 3], [3, 4, 1]), 2),
+            (([], [1]), 0),
+            (([1], []), 0),
+            (([2, 2], [2]), 2),
+            (([1, 1], [1, 1]), 4),
+            (([5], [5]), 1),
+            (([-1, 0], [0, -1, 0]), 3),
+            (([1, 2], [3, 4]), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_doublings_to_reach",
+        entry="doublings_to_reach",
+        statement=(
+            "A value starts at start (1 or more) and doubles once a day. Return how many days pass "
+            "before it is at least target; if it already is, the answer is 0."
+        ),
+        kcs=("while loops", "arithmetic", "numeric comparison", "variables"),
+        references=(
+            _code("""
+                def doublings_to_reach(start, target):
+                    value = start
+                    days = 0
+                    while value < target:
+                        value = value * 2
+                        days += 1
+                    return days
+            """),
+            _code("""
+                def doublings_to_reach(start, target):
+                    days = 0
+                    while start * 2 ** days < target:
+                        days = days + 1
+                    return days
+            """),
+        ),
+        tests=(
+            ((1, 1), 0),
+            ((1, 2), 1),
+            ((1, 8), 3),
+            ((1, 9), 4),
+            ((3, 20), 3),
+            ((5, 5), 0),
+            ((10, 1), 0),
+            ((2, 1000), 9),
+            ((7, 0), 0),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_rock_paper_scissors",
+        entry="rock_paper_scissors",
+        statement=(
+            'Two players each pick "rock", "paper" or "scissors". Rock beats scissors, scissors '
+            'beats paper and paper beats rock. Return "first" if the first player wins, "second" '
+            'if the second player wins, and "tie" when both pick the same.'
+        ),
+        kcs=("string equality", "nested conditionals", "boolean operators"),
+        references=(
+            _code("""
+                def rock_paper_scissors(first, second):
+                    if first == second:
+                        return "tie"
+                    if first == "rock":
+                        if second == "scissors":
+                            return "first"
+                        else:
+                            return "second"
+                    elif first == "paper":
+                        if second == "rock":
+                            return "first"
+                        else:
+                            return "second"
+                    else:
+                        if second == "paper":
+                            return "first"
+                        else:
+                            return "second"
+            """),
+            _code("""
+                def rock_paper_scissors(first, second):
+                    first_wins = (
+                        (first == "rock" and second == "scissors")
+                        or (first == "scissors" and second == "paper")
+                        or (first == "paper" and second == "rock")
+                    )
+                    if first == second:
+                        result = "tie"
+                    elif first_wins:
+                        result = "first"
+                    else:
+                        result = "second"
+                    return result
+            """),
+        ),
+        tests=(
+            (("rock", "rock"), "tie"),
+            (("rock", "paper"), "second"),
+            (("rock", "scissors"), "first"),
+            (("paper", "rock"), "first"),
+            (("paper", "paper"), "tie"),
+            (("paper", "scissors"), "second"),
+            (("scissors", "rock"), "second"),
+            (("scissors", "paper"), "first"),
+            (("scissors", "scissors"), "tie"),
+        ),
+    ),
+    BankProblem(
+        problem_id="python_simplify_fraction",
+        entry="simplify_fraction",
+        statement=(
+            "Given a numerator (0 or more) and a positive denominator, return the fraction in lowest "
+            'terms as "NUM/DEN": 4 and 6 give "2/3", 0 and 5 give "0/1". Write a helper that '
+            "finds the greatest common divisor."
+        ),
+        kcs=("function definition", "while loops", "modulo", "string concatenation"),
+        references=(
+            _code("""
+                def gcd(a, b):
+                    while b != 0:
+                        rest = a % b
+                        a = b
+                        b = rest
+                    return a
+
+
+                def simplify_fraction(num, den):
+                    g = gcd(num, den)
+                    return str(num // g) + "/" + str(den // g)
+            """),
+            _code("""
+                def largest_common_divisor(a, b):
+                    d = min(a, b)
+                    while d > 1:
+                        if a % d == 0 and b % d == 0:
+                            return d
+                        d -= 1
+                    return 1
+
+
+                def simplify_fraction(num, den):
+                    if num == 0:
+                        return "0/1"
+                    divisor = largest_common_divisor(num, den)
+                    return f"{num // divisor}/{den // divisor}"
+            """),
+        ),
+        tests=(
+            ((4, 6), "2/3"),
+            ((0, 5), "0/1"),
+            ((5, 5), "1/1"),
+            ((3, 7), "3/7"),
+            ((10, 4), "5/2"),
+            ((12, 1), "12/1"),
+            ((100, 25), "4/1"),
+            ((1, 1), "1/1"),
+            ((18, 24), "3/4"),
+        ),
+    ),
 ]
