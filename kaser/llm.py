@@ -1,0 +1,508 @@
+"""A cached chat client for any OpenAI-compatible server (o4-mini by default, or `vllm serve`).
+
+    kaser annotate DIR --backend openai        # labels errors through this client
+    python stages/annotate.py synthetic-java   # the DVC stage, same work
+
+Every answer goes through a content-addressed SQLite cache. The key is the sha256 of the
+canonical JSON of exactly what determines the answer: model, prompt version, messages and the
+decoding parameters; the server address and the API key are not part of it, so a cache filled
+against api.openai.com is reused behind a proxy and can be pushed to / pulled from a DVC remote.
+
+    with ChatClient(cfg, Path("data/synthetic-java/llm_cache.sqlite")) as client:
+        replies = client.ask_many([ChatRequest(version, messages, parse), ...], desc="annotate")
+        print(client.usage.line())
+
+- Only valid answers are cached, each committed the moment it arrives: a rerun costs zero calls,
+  and an interrupted run (Ctrl-C, a crash, a revoked key) resumes paying only for what is missing.
+- An answer that `parse` rejects (`MalformedAnswer`) is asked again up to `malformed_retries`
+  times, then returned as a failed `Reply`, never raised. Failures are not cached, so a rerun
+  tries them again.
+- Rate limits (429), server errors (5xx), timeouts and dropped connections are retried with
+  exponential backoff and jitter (our own loop; the openai client's retries are off so that the
+  policy and its timing are ours and testable). A refused key, permission or unknown model/URL
+  (401/403/404) is a configuration error and stops the run with `kaser.InputError`.
+- The API key is read from the environment variable named by `api_key_env`, only when the first
+  uncached prompt needs the server; it is never stored in the config, the cache or any log line.
+- Tokens and cost (USD per million tokens from the config) are summed from each response's
+  `usage`, malformed answers included (they are paid for); cache hits cost nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import random
+import sqlite3
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+from tqdm import tqdm
+
+from kaser import InputError
+
+log = logging.getLogger(__name__)
+
+MAX_BACKOFF_S = 60.0  # no single wait longer than this, whatever the base and attempt
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """The `llm` section of params.yaml (one comment per key there)."""
+    model: str = "o4-mini"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    json_mode: bool = True
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+    max_completion_tokens: int | None = None
+    seed: int | None = None
+    max_concurrency: int = 8
+    max_retries: int = 6
+    malformed_retries: int = 2
+    backoff_s: float = 1.0
+    timeout_s: float = 300.0
+    price_per_mtok_in: float = 1.10
+    price_per_mtok_out: float = 4.40
+    cache_file: str = "llm_cache.sqlite"
+
+    def __post_init__(self):
+        if self.max_concurrency < 1:
+            raise InputError("max_concurrency must be >= 1", file="params.yaml:llm")
+        for name in ("max_retries", "malformed_retries", "backoff_s", "timeout_s",
+                     "price_per_mtok_in", "price_per_mtok_out"):
+            if getattr(self, name) < 0:
+                raise InputError(f"{name} must be >= 0", file="params.yaml:llm")
+
+    def decoding(self) -> dict[str, Any]:
+        """The request parameters that shape the answer; unset (None) ones are not sent.
+
+        >>> LLMConfig(temperature=0.0, seed=3).decoding()
+        {'response_format': {'type': 'json_object'}, 'seed': 3, 'temperature': 0.0}
+        """
+        params = {"temperature": self.temperature, "reasoning_effort": self.reasoning_effort,
+                  "max_completion_tokens": self.max_completion_tokens, "seed": self.seed,
+                  "response_format": {"type": "json_object"} if self.json_mode else None}
+        return {k: v for k, v in sorted(params.items()) if v is not None}
+
+
+class MalformedAnswer(ValueError):
+    """The model's text is not the JSON the prompt asked for; the request is asked again."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One prompt: its template version, the chat messages, and how to read the answer.
+
+    `parse(text)` returns the validated value or raises MalformedAnswer.
+    """
+    prompt_version: str
+    messages: tuple[dict[str, str], ...]
+    parse: Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A parsed answer (`value`), or why there is none (`failure`)."""
+    value: Any = None
+    failure: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def canonical_json(value: Any) -> bytes:
+    """One byte string per JSON value: sorted keys, no spaces, UTF-8.
+
+    >>> canonical_json({"b": 1, "a": [1, "é"]})
+    b'{"a":[1,"\\xc3\\xa9"],"b":1}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def cache_key(model: str, prompt_version: str, messages: Sequence[dict[str, str]],
+              decoding: dict[str, Any]) -> str:
+    """sha256 of what determines an answer; never the server address or the key."""
+    return hashlib.sha256(canonical_json({
+        "model": model, "prompt_version": prompt_version,
+        "messages": [dict(m) for m in messages], "decoding": decoding,
+    })).hexdigest()
+
+
+def request_key(cfg: LLMConfig, request: ChatRequest) -> str:
+    return cache_key(cfg.model, request.prompt_version, request.messages, cfg.decoding())
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON answers
+
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool,
+               "number": (int, float), "integer": int}
+
+
+def check_schema(value: Any, schema: dict[str, Any], path: str = "$") -> None:
+    """Raise MalformedAnswer unless `value` fits `schema`.
+
+    A small subset of JSON Schema, enough for our answers: type, properties, required, items,
+    enum, minItems.
+
+    >>> check_schema({"errors": ["x"]}, {"type": "object", "required": ["errors"],
+    ...     "properties": {"errors": {"type": "array", "items": {"type": "string"}}}})
+    >>> check_schema({"errors": [1]}, {"type": "object",
+    ...     "properties": {"errors": {"type": "array", "items": {"type": "string"}}}})
+    Traceback (most recent call last):
+    kaser.llm.MalformedAnswer: $.errors[0]: expected string, got int
+    """
+    kind = schema.get("type")
+    if kind is not None:
+        expected = _JSON_TYPES[kind]
+        if not isinstance(value, expected) or (isinstance(value, bool) and kind != "boolean"):
+            raise MalformedAnswer(f"{path}: expected {kind}, got {type(value).__name__}")
+    if "enum" in schema and value not in schema["enum"]:
+        raise MalformedAnswer(f"{path}: {value!r} is not one of {schema['enum']}")
+    if isinstance(value, dict):
+        for name in schema.get("required", ()):
+            if name not in value:
+                raise MalformedAnswer(f"{path}: missing key '{name}'")
+        for name, sub in schema.get("properties", {}).items():
+            if name in value:
+                check_schema(value[name], sub, f"{path}.{name}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            raise MalformedAnswer(f"{path}: needs at least {schema['minItems']} item(s)")
+        if "items" in schema:
+            for i, item in enumerate(value):
+                check_schema(item, schema["items"], f"{path}[{i}]")
+
+
+def parse_json_answer(text: str, schema: dict[str, Any]) -> Any:
+    """Decode a JSON answer (tolerating a ```json fence around it) and check it against `schema`.
+
+    >>> parse_json_answer('```json\\n{"label": "Off-by-one"}\\n```', {"type": "object"})
+    {'label': 'Off-by-one'}
+    """
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+        body = body.rsplit("```", 1)[0]
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as err:
+        raise MalformedAnswer(f"not JSON ({err.msg} at char {err.pos}): {text[:80]!r}") from None
+    check_schema(value, schema)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Cache
+
+class ResponseCache:
+    """SQLite table key -> (response text, usage, created time); WAL mode, safe across threads.
+
+    Each `put` commits at once, so an answer survives a crash the moment it is stored.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60,
+                                   isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("""CREATE TABLE IF NOT EXISTS responses (
+            key TEXT PRIMARY KEY, model TEXT NOT NULL, prompt_version TEXT NOT NULL,
+            response TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL, created REAL NOT NULL)""")
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def put(self, key: str, model: str, prompt_version: str, response: str,
+            prompt_tokens: int, completion_tokens: int) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             (key, model, prompt_version, response, prompt_tokens,
+                              completion_tokens, time.time()))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounting
+
+@dataclass(frozen=True)
+class Usage:
+    """Counts of one client (or, by subtraction, of one batch)."""
+    prompts: int = 0            # prompts asked through ask / ask_many
+    cache_hits: int = 0         # answered from the cache (or by an identical prompt in the batch)
+    answered: int = 0           # answered by the server and cached
+    failed: int = 0             # no valid answer (malformed every time, or the server gave up)
+    requests: int = 0           # HTTP requests sent, retries included
+    prompt_tokens: int = 0
+    completion_tokens: int = 0  # reasoning tokens included, as the server bills them
+    cost_usd: float = 0.0
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(**{f.name: getattr(self, f.name) - getattr(other, f.name)
+                        for f in dataclasses.fields(self)})
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def line(self) -> str:
+        """
+        >>> Usage(3, 1, 1, 1, 4, 1000, 2500, 0.012).line()
+        '3 prompts: 1 cache hits, 1 answered, 1 failed; 4 requests, 1,000 prompt + 2,500 completion tokens, $0.0120'
+        """
+        return (f"{self.prompts} prompts: {self.cache_hits} cache hits, {self.answered} answered, "
+                f"{self.failed} failed; {self.requests} requests, {self.prompt_tokens:,} prompt + "
+                f"{self.completion_tokens:,} completion tokens, ${self.cost_usd:.4f}")
+
+
+class _Meter:
+    def __init__(self, cfg: LLMConfig):
+        self._cfg = cfg
+        self._lock = threading.Lock()
+        self._usage = Usage()
+
+    def add(self, **counts) -> None:
+        cost = (counts.get("prompt_tokens", 0) * self._cfg.price_per_mtok_in
+                + counts.get("completion_tokens", 0) * self._cfg.price_per_mtok_out) / 1e6
+        with self._lock:
+            u = self._usage
+            self._usage = dataclasses.replace(
+                u, cost_usd=u.cost_usd + cost,
+                **{name: getattr(u, name) + n for name, n in counts.items()})
+
+    def snapshot(self) -> Usage:
+        with self._lock:
+            return self._usage
+
+
+# ---------------------------------------------------------------------------------------------
+# Client
+
+class _GaveUp(Exception):
+    """The server did not give an answer after all retries (recorded as a failure)."""
+
+
+# Statuses that no retry can fix: the key, the permission or the model/URL is wrong.
+_CONFIG_ERRORS = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
+_TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
+
+
+class ChatClient:
+    """Cached, retried, bounded-concurrency chat completions over the `openai` client."""
+
+    def __init__(self, cfg: LLMConfig, cache_path: str | Path, *, progress: bool = True):
+        self.cfg = cfg
+        self.cache = ResponseCache(cache_path)
+        self.progress = progress
+        self._meter = _Meter(cfg)
+        self._openai: openai.OpenAI | None = None
+        self._openai_lock = threading.Lock()
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"ChatClient(model={self.cfg.model!r}, base_url={self.cfg.base_url!r}, "
+                f"cache={str(self.cache.path)!r})")
+
+    def close(self) -> None:
+        if self._openai is not None:
+            self._openai.close()
+        self.cache.close()
+
+    @property
+    def usage(self) -> Usage:
+        return self._meter.snapshot()
+
+    def ask(self, request: ChatRequest) -> Reply:
+        """One prompt: from the cache if there, else from the server (retried, then cached)."""
+        key = request_key(self.cfg, request)
+        reply = self._from_cache(key, request)
+        if reply is None:
+            reply = self._from_server(key, request)
+        self._count([reply])
+        return reply
+
+    def ask_many(self, requests: Sequence[ChatRequest], desc: str | None = "llm") -> list[Reply]:
+        """Replies in the order of `requests`; identical prompts are asked once.
+
+        With `desc`, shows a progress bar and prints the batch's usage line at the end.
+        """
+        before = self.usage
+        keys = [request_key(self.cfg, r) for r in requests]
+        replies: dict[str, Reply] = {}
+        missing: dict[str, ChatRequest] = {}
+        for key, request in zip(keys, requests):
+            if key in replies or key in missing:
+                continue
+            cached = self._from_cache(key, request)
+            if cached is not None:
+                replies[key] = cached
+            else:
+                missing[key] = request
+        counts = Counter(keys)
+        waiting = {key: counts[key] for key in missing}
+        bar = tqdm(total=len(requests), desc=desc, unit="prompt",
+                   disable=desc is None or not self.progress, file=sys.stderr)
+        bar.update(len(requests) - sum(waiting.values()))
+        stop = threading.Event()  # set on Ctrl-C or a configuration error: ask nothing more
+
+        def work(key: str, request: ChatRequest) -> Reply | None:
+            if stop.is_set():
+                return None
+            try:
+                return self._from_server(key, request)
+            except BaseException:
+                stop.set()
+                raise
+
+        pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
+        try:
+            futures = {pool.submit(work, key, request): key for key, request in missing.items()}
+            for future in as_completed(futures):
+                reply = future.result()  # re-raises the error that stopped the run
+                if reply is not None:
+                    replies[futures[future]] = reply
+                    bar.update(waiting[futures[future]])
+        finally:
+            # drop the queue; answers already in flight still land in the cache
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            bar.close()
+
+        ordered, seen = [], set()
+        for key in keys:
+            reply = replies[key]
+            if key in seen and reply.ok:
+                reply = dataclasses.replace(reply, cached=True)
+            seen.add(key)
+            ordered.append(reply)
+        self._count(ordered)
+        if desc is not None:
+            print(f"{desc} [{self.cfg.model}]: {(self.usage - before).line()}", file=sys.stderr)
+        return ordered
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _count(self, replies: Sequence[Reply]) -> None:
+        self._meter.add(prompts=len(replies),
+                        cache_hits=sum(r.ok and r.cached for r in replies),
+                        answered=sum(r.ok and not r.cached for r in replies),
+                        failed=sum(not r.ok for r in replies))
+
+    def _from_cache(self, key: str, request: ChatRequest) -> Reply | None:
+        text = self.cache.get(key)
+        if text is None:
+            return None
+        try:
+            return Reply(value=request.parse(text), cached=True)
+        except MalformedAnswer:
+            # stored under an older parser that accepted it; ask again and overwrite
+            return None
+
+    def _from_server(self, key: str, request: ChatRequest) -> Reply:
+        tries = 1 + self.cfg.malformed_retries
+        problem = ""
+        for _ in range(tries):
+            try:
+                text, prompt_tokens, completion_tokens = self._complete(request.messages)
+                value = request.parse(text)
+            except _GaveUp as err:
+                log.warning("llm: no answer for a %s prompt: %s", request.prompt_version, err)
+                return Reply(failure=str(err))
+            except MalformedAnswer as err:
+                problem = str(err)
+                log.info("llm: malformed answer (%s), asking again", problem)
+                continue
+            self.cache.put(key, self.cfg.model, request.prompt_version, text,
+                           prompt_tokens, completion_tokens)
+            return Reply(value=value)
+        log.warning("llm: malformed answer %d times for a %s prompt: %s",
+                    tries, request.prompt_version, problem)
+        return Reply(failure=f"malformed answer {tries} times; last: {problem}")
+
+    def _client(self) -> openai.OpenAI:
+        with self._openai_lock:
+            if self._openai is None:
+                key = os.environ.get(self.cfg.api_key_env)
+                if not key:
+                    raise InputError(
+                        f"environment variable {self.cfg.api_key_env} is not set: export the API "
+                        "key there (a local server without auth accepts any value, e.g. EMPTY)",
+                        file="params.yaml:llm", column="api_key_env")
+                self._openai = openai.OpenAI(api_key=key, base_url=self.cfg.base_url,
+                                             timeout=self.cfg.timeout_s, max_retries=0)
+            return self._openai
+
+    def _complete(self, messages: Sequence[dict[str, str]]) -> tuple[str, int, int]:
+        """(text, prompt tokens, completion tokens) of one completion; transient errors retried."""
+        client = self._client()
+        last_error: Exception | None = None
+        for attempt in range(1 + self.cfg.max_retries):
+            if attempt:
+                time.sleep(self._backoff(attempt, last_error))
+            self._meter.add(requests=1)
+            try:
+                completion = client.chat.completions.create(
+                    model=self.cfg.model, messages=list(messages), **self.cfg.decoding())
+            except _CONFIG_ERRORS as err:
+                raise InputError(
+                    f"the server refused the request (HTTP {err.status_code}): check the key in "
+                    f"${self.cfg.api_key_env}, model {self.cfg.model!r} and base_url "
+                    f"{self.cfg.base_url!r}", file="params.yaml:llm") from None
+            except _TRANSIENT as err:
+                last_error = err
+                continue
+            except openai.APIStatusError as err:  # other 4xx: this prompt, not the setup
+                raise _GaveUp(f"HTTP {err.status_code}: {err.message}") from None
+            usage = completion.usage
+            prompt_tokens = usage.prompt_tokens if usage else 0
+            completion_tokens = usage.completion_tokens if usage else 0
+            self._meter.add(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+            choice = completion.choices[0] if completion.choices else None
+            if choice is not None and choice.finish_reason == "length":
+                raise MalformedAnswer("answer cut off at the token limit")
+            if choice is None or not choice.message.content:
+                raise MalformedAnswer("empty answer")
+            return choice.message.content, prompt_tokens, completion_tokens
+        status = getattr(last_error, "status_code", None)
+        raise _GaveUp(f"{f'HTTP {status}' if status else type(last_error).__name__} "
+                      f"after {1 + self.cfg.max_retries} tries")
+
+    def _backoff(self, attempt: int, error: Exception | None) -> float:
+        """backoff_s * 2^(attempt-1) * jitter in [0.5, 1.5), at least the server's Retry-After."""
+        delay = self.cfg.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+        response = getattr(error, "response", None)
+        if response is not None:
+            try:
+                delay = max(delay, float(response.headers.get("retry-after", 0)))
+            except ValueError:
+                pass
+        return min(delay, MAX_BACKOFF_S)
