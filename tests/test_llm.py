@@ -1,0 +1,470 @@
+"""Tests of the cached LLM client, the prompts and the openai backends (kaser.llm*).
+
+A small OpenAI-compatible server on 127.0.0.1 (ephemeral port, started per test) answers
+POST /v1/chat/completions; the real `openai` client talks to it. Scripted behaviour is chosen by
+markers inside the student code of a prompt (e.g. RATE_LIMIT_ONCE), so each test reads as data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+import sqlite3
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import polars as pl
+import pytest
+
+from kaser import InputError
+from kaser.llm import (ChatClient, LLMConfig, MalformedAnswer, Usage, cache_key, parse_json_answer,
+                       request_key)
+from kaser.llm_prompts import (cluster_summary_messages, error_labelling_messages,
+                               error_labelling_request, parse_cluster_summary,
+                               parse_error_labels, parse_judge)
+from kaser.llm_tasks import ANNOTATION_SCHEMA, annotate_llm, judge_llm, summarise_cluster_llm
+
+SECRET = "sk-test-DO-NOT-STORE-5f2c9a"
+KEY_ENV = "KASER_TEST_LLM_KEY"
+TOKENS_IN, TOKENS_OUT = 1000, 500  # usage the fake server reports for every answer
+
+
+class FakeOpenAI:
+    """Scripted chat-completions server; records every request and the peak concurrency."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests: list[dict] = []       # {"prompt", "auth", "body", "status"}
+        self.seen: Counter = Counter()       # user message -> times asked
+        self.answered = 0                    # 200 answers so far
+        self.refuse_after: int | None = None  # answer 401 once this many were answered
+        self.delay = 0.0
+        self.in_flight = self.max_in_flight = 0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with fake.lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                time.sleep(fake.delay)
+                status, payload = fake.respond(self.path, body, self.headers.get("Authorization"))
+                with fake.lock:
+                    fake.in_flight -= 1
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01},
+                                       daemon=True)
+
+    def respond(self, path: str, body: dict, auth: str | None) -> tuple[int, dict]:
+        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+        with self.lock:
+            self.seen[user] += 1
+            times = self.seen[user]
+            refuse = self.refuse_after is not None and self.answered >= self.refuse_after
+            status = (404 if path != "/v1/chat/completions" else 401 if refuse
+                      else 429 if "RATE_LIMIT_ONCE" in user and times == 1
+                      else 500 if "SERVER_ERROR_ONCE" in user and times == 1
+                      else 503 if "SERVER_DOWN" in user
+                      else 400 if "BAD_REQUEST" in user else 200)
+            self.answered += status == 200
+            self.requests.append({"prompt": user, "auth": auth, "body": body, "status": status})
+        if status != 200:
+            return status, {"error": {"message": f"scripted {status}", "type": "test"}}
+        if "ALWAYS_MALFORMED" in user or ("MALFORMED_ONCE" in user and times == 1):
+            content = '{"errors": [{"Reasoning": "unterminated'
+        elif "identify all errors" in system:
+            label = re.search(r"BUG:(\w[\w -]*)", user)
+            content = json.dumps({"errors": [{
+                "Reasoning": "The loop stops one element early.", "Category": "Logical",
+                "Label": label.group(1) if label else "Off-by-one error"}]})
+        elif "list of possible errors" in system:
+            first = re.search(r"Possible errors:\n- (.+)", user).group(1)
+            content = json.dumps({"errors": [first, "An error not on the list"]})
+        else:  # cluster summary: generalise the first (most frequent) label
+            first = re.search(r"\n- (.+) \(\d+\)", user).group(1)
+            content = json.dumps({"Reasoning": "most members say so", "Label": f"General {first}"})
+        return 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+                     "model": body["model"],
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": content}}],
+                     "usage": {"prompt_tokens": TOKENS_IN, "completion_tokens": TOKENS_OUT,
+                               "total_tokens": TOKENS_IN + TOKENS_OUT}}
+
+    def prompts(self, status: int | None = None) -> list[str]:
+        return [r["prompt"] for r in self.requests if status is None or r["status"] == status]
+
+
+@pytest.fixture
+def server():
+    fake = FakeOpenAI()
+    fake.thread.start()
+    yield fake
+    fake.httpd.shutdown()
+    fake.httpd.server_close()
+
+
+@pytest.fixture
+def make_client(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    clients = []
+
+    def make(**overrides) -> ChatClient:
+        settings = dict(base_url=server.url, api_key_env=KEY_ENV, backoff_s=0.001,
+                        max_concurrency=4, max_retries=3, malformed_retries=2)
+        client = ChatClient(LLMConfig(**{**settings, **overrides}), tmp_path / "llm_cache.sqlite",
+                            progress=False)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+def dataset(codes: list[str], language: str = "java", correct: list[bool] | None = None):
+    problems = pl.DataFrame({"problem_id": ["p1"], "language": [language],
+                             "statement": ["Return the sum of the array."]})
+    n = len(codes)
+    submissions = pl.DataFrame({
+        "student_id": [f"s{i}" for i in range(n)], "problem_id": ["p1"] * n,
+        "step": list(range(n)), "code": codes,
+        "correct": correct if correct is not None else [False] * n})
+    return problems, submissions
+
+
+# ---------------------------------------------------------------------------------------------
+# annotate_llm end to end
+
+def test_annotate_rows_statuses_and_skipped_correct(make_client, server):
+    problems, submissions = dataset(
+        ["int s = 0; // BUG:Off-by-one error", "return 0; // correct", "ALWAYS_MALFORMED"],
+        correct=[False, True, False])
+    table = annotate_llm(problems, submissions, make_client())
+    assert table.schema == pl.Schema(ANNOTATION_SCHEMA)
+    assert table["status"].to_list() == ["ok", "skipped-correct", "failed"]
+    assert table["errors"].to_list() == [
+        [{"category": "Logical", "label": "Off-by-one error",
+          "evidence": "The loop stops one element early."}], [], []]
+    # the correct submission was never sent; the malformed one was asked 1 + 2 times
+    assert not any("// correct" in p for p in server.prompts())
+    assert Counter(server.prompts()) == {
+        "Problem: Return the sum of the array.\n\nCode:\nint s = 0; // BUG:Off-by-one error": 1,
+        "Problem: Return the sum of the array.\n\nCode:\nALWAYS_MALFORMED": 3}
+    assert server.requests[0]["body"]["response_format"] == {"type": "json_object"}
+    assert server.requests[0]["body"]["model"] == "o4-mini"
+
+
+def test_annotate_language_aware_system_prompt(make_client, server):
+    problems, submissions = dataset(["def f(xs): return 0"], language="python")
+    annotate_llm(problems, submissions, make_client())
+    system = server.requests[0]["body"]["messages"][0]["content"]
+    assert system.startswith("You are an expert Python programming instructor")
+    assert "Indentation errors" in system and "Java" not in system
+
+
+def test_annotate_unknown_problem_names_the_row(make_client):
+    problems, submissions = dataset(["x", "y"])
+    submissions = submissions.with_columns(pl.Series("problem_id", ["p1", "p9"]))
+    with pytest.raises(InputError, match=r"submissions.parquet: column problem_id, row 1: unknown problem 'p9'"):
+        annotate_llm(problems, submissions, make_client())
+
+
+def test_cache_hit_on_rerun_makes_no_request(make_client, server, monkeypatch):
+    problems, submissions = dataset([f"int x = {i}; // BUG:Wrong return value" for i in range(4)])
+    first = annotate_llm(problems, submissions, make_client())
+    assert len(server.requests) == 4
+    # a fresh client on the same cache file, without any key: everything comes from the cache
+    monkeypatch.delenv(KEY_ENV)
+    client = make_client()
+    again = annotate_llm(problems, submissions, client)
+    assert len(server.requests) == 4
+    assert again.equals(first)
+    assert client.usage == Usage(prompts=4, cache_hits=4)
+
+
+def test_identical_prompts_in_a_batch_are_asked_once(make_client, server):
+    problems, submissions = dataset(["same code", "same code", "other code"])
+    client = make_client()
+    table = annotate_llm(problems, submissions, client)
+    assert table["status"].to_list() == ["ok"] * 3
+    assert len(server.requests) == 2
+    assert (client.usage.answered, client.usage.cache_hits) == (2, 1)
+
+
+def test_interrupted_run_resumes_without_asking_twice(make_client, server, tmp_path):
+    codes = [f"int y = {i};" for i in range(6)]
+    problems, submissions = dataset(codes)
+    server.refuse_after = 3       # the key is revoked after 3 answers: the run stops
+    with pytest.raises(InputError, match="HTTP 401"):
+        annotate_llm(problems, submissions, make_client(max_concurrency=1))
+    answered_first = server.prompts(status=200)
+    assert len(answered_first) == 3
+    assert len(server.requests) == 4  # the run stopped at the refusal; the queue was dropped
+    # those 3 answers were committed the moment they arrived
+    with sqlite3.connect(tmp_path / "llm_cache.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
+
+    server.refuse_after = None
+    start = len(server.requests)
+    table = annotate_llm(problems, submissions, make_client(max_concurrency=1))
+    assert table["status"].to_list() == ["ok"] * 6
+    asked_again = [r["prompt"] for r in server.requests[start:]]
+    assert not set(asked_again) & set(answered_first)
+    # every prompt was answered (and paid for) exactly once over both runs
+    assert Counter(server.prompts(status=200)) == Counter(
+        f"Problem: Return the sum of the array.\n\nCode:\n{code}" for code in codes)
+
+
+# ---------------------------------------------------------------------------------------------
+# retries
+
+@pytest.mark.parametrize("marker, statuses", [
+    ("RATE_LIMIT_ONCE", [429, 200]),    # rate limit, then an answer
+    ("SERVER_ERROR_ONCE", [500, 200]),  # server error, then an answer
+    ("MALFORMED_ONCE", [200, 200]),     # unterminated JSON, then a valid answer
+])
+def test_transient_trouble_is_retried(make_client, server, tmp_path, marker, statuses):
+    client = make_client()
+    reply = client.ask(error_labelling_request("P", "java", marker))
+    assert reply.ok and reply.value[0]["label"] == "Off-by-one error"
+    assert [r["status"] for r in server.requests] == statuses
+    # only the valid answer is in the cache
+    with sqlite3.connect(tmp_path / "llm_cache.sqlite") as db:
+        (stored,) = db.execute("SELECT response FROM responses").fetchone()
+    assert parse_error_labels(stored) == reply.value
+
+
+def test_always_malformed_is_a_failure_not_cached(make_client, server):
+    request = error_labelling_request("P", "java", "ALWAYS_MALFORMED")
+    reply = make_client().ask(request)
+    assert not reply.ok and reply.failure.startswith("malformed answer 3 times")
+    # not cached: a rerun asks again
+    make_client().ask(request)
+    assert len(server.requests) == 6
+
+
+def test_server_down_is_a_failure_after_the_retries(make_client, server):
+    reply = make_client(max_retries=2).ask(error_labelling_request("P", "java", "SERVER_DOWN"))
+    assert reply.failure == "HTTP 503 after 3 tries"
+    assert [r["status"] for r in server.requests] == [503, 503, 503]
+
+
+def test_rejected_prompt_is_a_failure_not_a_crash(make_client, server):
+    # a 400 concerns this prompt (e.g. too long), not the setup: no retry, a failure row
+    problems, submissions = dataset(["BAD_REQUEST", "fine"])
+    table = annotate_llm(problems, submissions, make_client())
+    assert table["status"].to_list() == ["failed", "ok"]
+    assert Counter(r["status"] for r in server.requests) == {400: 1, 200: 1}
+
+
+def test_missing_key_is_a_clear_error_only_when_a_call_is_needed(make_client, monkeypatch):
+    monkeypatch.delenv(KEY_ENV)
+    with pytest.raises(InputError, match=f"environment variable {KEY_ENV} is not set"):
+        make_client().ask(error_labelling_request("P", "java", "x"))
+
+
+def test_concurrency_bound_is_respected(make_client, server):
+    server.delay = 0.1
+    client = make_client(max_concurrency=3)
+    replies = client.ask_many([error_labelling_request("P", "java", f"c{i}") for i in range(9)])
+    assert all(r.ok for r in replies)
+    assert server.max_in_flight == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# the key and the cache key
+
+def test_api_key_never_stored_or_logged(make_client, server, tmp_path, caplog, capsys):
+    caplog.set_level(logging.DEBUG)
+    client = make_client()
+    problems, submissions = dataset(["RATE_LIMIT_ONCE", "MALFORMED_ONCE", "ALWAYS_MALFORMED"])
+    annotate_llm(problems, submissions, client)
+    assert {r["auth"] for r in server.requests} == {f"Bearer {SECRET}"}  # the key was used
+    client.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("llm_cache.sqlite*"))
+    assert SECRET.encode() not in stored
+    assert caplog.records and SECRET not in caplog.text
+    out, err = capsys.readouterr()
+    assert SECRET not in out + err
+    assert SECRET not in repr(client) + repr(client.cfg)
+
+
+BASE = LLMConfig(base_url="http://127.0.0.1:1/v1")
+BASE_REQUEST = error_labelling_request("Return the sum.", "java", "int f() { return 1; }")
+
+
+@pytest.mark.parametrize("cfg, request_, same", [
+    # another model answers differently
+    (dataclasses.replace(BASE, model="gpt-4.1-mini"), BASE_REQUEST, False),
+    # a new version of the prompt template
+    (BASE, dataclasses.replace(BASE_REQUEST, prompt_version="error-labelling/table9-v2"), False),
+    # other messages (another submission)
+    (BASE, error_labelling_request("Return the sum.", "java", "int f() { return 2; }"), False),
+    # decoding: temperature, reasoning effort, token limit, seed, JSON mode
+    (dataclasses.replace(BASE, temperature=0.0), BASE_REQUEST, False),
+    (dataclasses.replace(BASE, reasoning_effort="high"), BASE_REQUEST, False),
+    (dataclasses.replace(BASE, max_completion_tokens=4000), BASE_REQUEST, False),
+    (dataclasses.replace(BASE, seed=7), BASE_REQUEST, False),
+    (dataclasses.replace(BASE, json_mode=False), BASE_REQUEST, False),
+    # the same model behind another server (a proxy, a vLLM mirror): same answers
+    (dataclasses.replace(BASE, base_url="https://api.openai.com/v1"), BASE_REQUEST, True),
+    # the key lives in another variable
+    (dataclasses.replace(BASE, api_key_env="OTHER_KEY"), BASE_REQUEST, True),
+    # operational settings: concurrency, retries, timeout, prices, cache file
+    (dataclasses.replace(BASE, max_concurrency=1, max_retries=0, backoff_s=9.0, timeout_s=5.0,
+                         price_per_mtok_in=0.0, cache_file="x.sqlite"), BASE_REQUEST, True),
+])
+def test_cache_key_depends_on_what_shapes_the_answer(cfg, request_, same):
+    assert (request_key(cfg, request_) == request_key(BASE, BASE_REQUEST)) is same
+
+
+def test_cache_key_is_canonical():
+    messages = [{"role": "user", "content": "hi"}]
+    # key order inside messages and decoding does not matter; values do
+    assert cache_key("m", "v1", messages, {"a": 1, "b": 2}) == \
+        cache_key("m", "v1", [{"content": "hi", "role": "user"}], {"b": 2, "a": 1})
+    assert cache_key("m", "v1", messages, {"a": 1}) != cache_key("m", "v1", messages, {"a": 2})
+
+
+# ---------------------------------------------------------------------------------------------
+# cost accounting
+
+def test_cost_accounting_hand_computed(make_client, server):
+    problems, submissions = dataset(["a", "b", "MALFORMED_ONCE", "correct"],
+                                    correct=[False, False, False, True])
+    client = make_client(price_per_mtok_in=1.10, price_per_mtok_out=4.40)
+    annotate_llm(problems, submissions, client)
+    # 4 responses (the malformed one is paid for too): 4 x 1000 in, 4 x 500 out
+    # cost = 4000 * 1.10 / 1e6 + 2000 * 4.40 / 1e6 = 0.0044 + 0.0088 = 0.0132
+    usage = client.usage
+    assert (usage.prompts, usage.answered, usage.cache_hits, usage.failed) == (3, 3, 0, 0)
+    assert (usage.requests, usage.prompt_tokens, usage.completion_tokens) == (4, 4000, 2000)
+    assert usage.cost_usd == pytest.approx(0.0132)
+    # a rerun: 3 cache hits, no tokens, no cost
+    rerun = make_client(price_per_mtok_in=1.10, price_per_mtok_out=4.40)
+    annotate_llm(problems, submissions, rerun)
+    assert rerun.usage == Usage(prompts=3, cache_hits=3)
+
+
+def test_usage_line_is_printed(make_client, capsys):
+    problems, submissions = dataset(["a"])
+    client = make_client(price_per_mtok_in=2.0, price_per_mtok_out=8.0)
+    client.progress = True
+    annotate_llm(problems, submissions, client)
+    # 1000 * 2.0 / 1e6 + 500 * 8.0 / 1e6 = 0.006
+    assert ("annotate (llm) [o4-mini]: 1 prompts: 0 cache hits, 1 answered, 0 failed; "
+            "1 requests, 1,000 prompt + 500 completion tokens, $0.0060") in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# judge and cluster summary
+
+def test_judge_keeps_only_listed_labels(make_client, server):
+    client = make_client()
+    chosen = judge_llm("P", "java", "int f() {}", ["Missing return statement", "Off-by-one error"],
+                       client)
+    assert chosen == {"Missing return statement"}
+    assert judge_llm("P", "java", "int f() {}", [], client) == set()  # nothing to choose: no call
+    assert len(server.requests) == 1
+
+
+def test_cluster_summary_ignores_member_order(make_client, server):
+    client = make_client()
+    labels = ["Off-by-one in loop over nums", "Off-by-one in loop over nums", "Loop bound off by one"]
+    assert summarise_cluster_llm(labels, client) == "General Off-by-one in loop over nums"
+    assert summarise_cluster_llm(list(reversed(labels)), client) == \
+        "General Off-by-one in loop over nums"
+    assert len(server.requests) == 1  # the second order is the same prompt: a cache hit
+
+
+# ---------------------------------------------------------------------------------------------
+# parsers (no server)
+
+def judge_two(text: str) -> set[str]:
+    return parse_judge(text, ["Off-by-one error", "Missing return statement"])
+
+
+@pytest.mark.parametrize("parse, text, expected", [
+    # error labelling: the template of Table 9, as asked
+    (parse_error_labels,
+     '{"errors": [{"Reasoning": "r", "Category": "Runtime", "Label": "Null dereference"}]}',
+     [{"category": "Runtime", "label": "Null dereference", "evidence": "r"}]),
+    # a fenced answer, lower-case keys, "syntax error" as category, extra spaces in the label
+    (parse_error_labels,
+     '```json\n{"errors": [{"reasoning": "r", "category": "syntax error", "label": "Missing  ;"}]}\n```',
+     [{"category": "Syntax", "label": "Missing ;", "evidence": "r"}]),
+    # no errors is a valid (if unexpected) answer
+    (parse_error_labels, '{"errors": []}', []),
+    # an unknown category
+    (parse_error_labels, '{"errors": [{"Reasoning": "r", "Category": "Style", "Label": "x"}]}',
+     MalformedAnswer),
+    # a missing label
+    (parse_error_labels, '{"errors": [{"Reasoning": "r", "Category": "Logical"}]}', MalformedAnswer),
+    # an empty label
+    (parse_error_labels, '{"errors": [{"Reasoning": "r", "Category": "Logical", "Label": "  "}]}',
+     MalformedAnswer),
+    # errors is not a list
+    (parse_error_labels, '{"errors": "Off-by-one"}', MalformedAnswer),
+    # not JSON
+    (parse_error_labels, "The code has an off-by-one error.", MalformedAnswer),
+    # cluster summary: as asked, and without the reasoning
+    (parse_cluster_summary, '{"Reasoning": "r", "Label": "Off-by-one error"}', "Off-by-one error"),
+    (parse_cluster_summary, '{"label": "Off-by-one error"}', "Off-by-one error"),
+    # no label; not an object
+    (parse_cluster_summary, '{"Reasoning": "r"}', MalformedAnswer),
+    (parse_cluster_summary, '["Off-by-one error"]', MalformedAnswer),
+    # judge: a listed label in other case and with a period; an unlisted one is dropped
+    (judge_two, '{"errors": ["missing return statement.", "Made up"]}', {"Missing return statement"}),
+    # none of the listed errors
+    (judge_two, '{"errors": []}', set()),
+    # errors is not a list
+    (judge_two, '{"errors": "Off-by-one error"}', MalformedAnswer),
+])
+def test_parsers(parse, text, expected):
+    if expected is MalformedAnswer:
+        with pytest.raises(MalformedAnswer):
+            parse(text)
+    else:
+        assert parse(text) == expected
+
+
+def test_table9_prompt_text():
+    system, user = error_labelling_messages("P.", "java", "code")
+    assert system["content"].startswith(
+        "You are an expert Java programming instructor and automated code reviewer.\n"
+        "Given a Java programming problem and a student's buggy code solution, your task is to "
+        "identify all errors present in the code. There is at least one error in the code.")
+    assert "Semicolon errors" in system["content"] and "NullPointerExceptions" in system["content"]
+    # the template in the prompt is itself valid JSON of the shape we parse
+    template = system["content"].rsplit("\n", 1)[1]
+    assert list(parse_json_answer(template, {"type": "object"})["errors"][0]) == \
+        ["Reasoning", "Category", "Label"]
+    assert user == {"role": "user", "content": "Problem: P.\n\nCode:\ncode"}
+    with pytest.raises(ValueError):
+        error_labelling_messages("P.", "c++", "code")
+
+
+def test_cluster_summary_lists_counts_most_frequent_first():
+    _, user = cluster_summary_messages(["b", "a", "b", "c", "a", "b"])
+    assert user["content"].splitlines()[1:] == ["- b (3)", "- a (2)", "- c (1)"]
