@@ -21,6 +21,8 @@ are kept. Departures from the paper's pipeline, and why:
    [0, 1] and correct == (score == 1); the release scores in points.
 3. A FalconCode `id` that names problems in several courses becomes `id@course_id`, since the
    releases key problems by (id, course_id) and the prompts may differ between semesters.
+4. Line ends in code and statements become "\n" (CodeWorkout code is stored with "\r\n" or
+   "\r"), so similarity metrics and the model see one convention.
 """
 
 from __future__ import annotations
@@ -343,8 +345,12 @@ def _code_for(runs: pl.DataFrame, runs_key: str, runs_path, codes: pl.LazyFrame,
 
 
 def _submissions(first: pl.DataFrame) -> pl.DataFrame:
-    return first.select("student_id", "problem_id", "step", "code", "score",
+    return first.select("student_id", "problem_id", "step", _unix_lines("code"), "score",
                         (pl.col("score") == 1.0).alias("correct"))
+
+
+def _unix_lines(name: str) -> pl.Expr:
+    return pl.col(name).str.replace_all("\r\n?", "\n").alias(name)
 
 
 def _check_score(df: pl.DataFrame, path, column: str) -> None:
@@ -460,7 +466,8 @@ def ingest_codeworkout(root, problems_file=None, kc_file=None, *,
                for flags in table.select(concepts).rows()]
     problems = pl.DataFrame({
         "problem_id": table["ProblemID"], "language": "java",
-        "statement": table["Requirement"].str.strip_chars(), "kcs": kcs,
+        "statement": table.select(_unix_lines("Requirement").str.strip_chars()).to_series(),
+        "kcs": kcs,
         "tests": None, "reference": None}, schema=PROBLEM_SCHEMA)
     return problems, _submissions(first)
 
@@ -552,7 +559,7 @@ def ingest_falconcode(root) -> tuple[pl.DataFrame, pl.DataFrame]:
     first = _code_for(first, "code_hash", runs_path, codes, "hash", "source_code", codes_path)
 
     table = table.filter(pl.col("problem_id").is_in(first["problem_id"].implode()))
-    statements = [html_to_text(p or "") for p in table["prompt"].to_list()]
+    statements = [html_to_text(p or "") for p in table.select(_unix_lines("prompt")).to_series()]
     for statement, row in zip(statements, table[ROW].to_list()):
         if not statement:
             raise InputError("empty prompt", file=problems_path, column="prompt", row=row)

@@ -114,6 +114,17 @@ def test_codeworkout_first_submissions_steps_and_kcs(tmp_path):
     assert problems["tests"].null_count() == problems["reference"].null_count() == 3
 
 
+def test_codeworkout_windows_line_ends_and_byte_order_mark(tmp_path):
+    root = codeworkout(tmp_path)
+    for path in (root / "Data" / "MainTable.csv", root / "Data" / "CodeStates" / "CodeStates.csv",
+                 root / "problems.csv"):
+        text = path.read_text().replace("\r\n", "\n").replace("\n", "\r\n")
+        path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    problems, submissions = ingest_codeworkout(root)
+    assert as_rows(submissions) == [(s, p, n, CODES[c], x) for s, p, n, c, x in EXPECTED_CW]
+    assert "Return the value\nof a." in problems["statement"].to_list()
+
+
 def test_codeworkout_without_order_uses_timestamps(tmp_path):
     # drop Order: the timestamps put student 101's problem 2 run (10:00:05) first, as Order does
     rows = [[r[0], *r[1:]] for r in main_rows()]
