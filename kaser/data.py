@@ -576,7 +576,8 @@ def ingest_falconcode(root) -> tuple[pl.DataFrame, pl.DataFrame]:
 def ingest_command(args) -> None:
     """`kaser ingest codeworkout|falconcode ROOT --out DIR`: write both tables, print counts."""
     if args.format == "codeworkout":
-        problems, submissions = ingest_codeworkout(args.root, args.problems, args.kc_file)
+        problems, submissions = ingest_codeworkout(args.root, args.problems, args.kc_file,
+                                                   kc_level=getattr(args, "kc_level", "description"))
     else:
         if args.problems or args.kc_file:
             raise InputError("--problems and --kc-file apply to codeworkout only")
