@@ -22,8 +22,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# Stage commands say `python`: put the venv first on PATH so they run with its packages.
 repro: $(STAMP)
-	$(BIN)/dvc repro
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

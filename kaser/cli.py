@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CodeWorkout problem table (CSV or .xlsx); default ROOT/problems.csv")
     p.add_argument("--kc-file", default=None,
                    help="KCGen-KT problem_kc.json: problem text -> [[KC description, KC cluster], ...]")
+    p.add_argument("--kc-level", choices=["description", "cluster"], default="description",
+                   help="with --kc-file: use KC descriptions or KC cluster names")
 
     p = sub.add_parser("annotate", help="label the errors in every submission of a folder")
     p.add_argument("dir")
