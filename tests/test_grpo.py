@@ -1,0 +1,93 @@
+"""KASER GRPO on a tiny model: the real hybrid reward, a toy judge, and LoRA weights that move."""
+
+import polars as pl
+import pytest
+import torch
+
+from kaser import InputError
+from kaser.grpo import GrpoParams, grpo_examples, grpo_trainer, train_grpo, with_errors
+from kaser.model import load_model
+from tiny_lm import lora_state, tiny_model_folder
+
+
+def pairs():
+    return pl.DataFrame({
+        "student_id": ["s1", "s2"], "problem_id": ["p1", "p2"], "step": [0, 0],
+        "language": ["java", "java"],
+        "statement": ["Return the sum of a and b.", "Return a times b."],
+        "kcs": [["arithmetic"], ["arithmetic"]], "mastery": [[0.2], [0.9]],
+        "code": ["public int sum(int a, int b) {\n  return a + b;\n}",
+                 "int mul(int a, int b) { return a*b; }"]})
+
+
+def labelled():
+    errors = pl.DataFrame({"student_id": ["s1", "s2"], "problem_id": ["p1", "p2"],
+                           "errors": [["Missing return"], []]})
+    return with_errors(pairs(), errors, {"p1": ["Missing return", "Off by one"]})
+
+
+def test_with_errors_adds_truth_and_the_problems_candidates():
+    table = labelled()
+    assert table["errors"].to_list() == [["Missing return"], []]
+    assert table["candidate_errors"].to_list() == [["Missing return", "Off by one"], []]
+
+
+def test_with_errors_fails_on_a_pair_without_labels():
+    errors = pl.DataFrame({"student_id": ["s1"], "problem_id": ["p1"], "errors": [["X"]]})
+    with pytest.raises(InputError, match="no errors row for student s2, problem p2"):
+        with_errors(pairs(), errors, {})
+
+
+def test_examples_carry_the_reward_columns_and_one_group_per_row():
+    examples = grpo_examples(labelled())
+    assert [e["group_id"] for e in examples] == [0, 1]
+    assert set(examples[0]) == {"prompt", "code", "language", "problem_id", "errors",
+                                "candidate_errors", "group_id"}
+    assert examples[0]["prompt"][1]["content"].startswith("Problem: Return the sum of a and b.")
+
+
+def test_reward_weights_must_match_the_three_rewards(tmp_path):
+    with pytest.raises(InputError, match="reward_weights needs 3 values"):
+        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(reward_weights=(1.0, 1.0)),
+                     tmp_path, judge=lambda *a: [], dtype="float32")
+
+
+@pytest.fixture
+def sft_adapter(tmp_path):
+    """An adapter as the SFT stage leaves it; B initialised randomly so every tensor gets a
+    gradient on the first step (a zero B gives A none)."""
+    from peft import LoraConfig, get_peft_model
+    model, _ = load_model(tiny_model_folder(), dtype="float32", trainable=True)
+    peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj",
+                                                  "v_proj"], init_lora_weights=False,
+                                                  task_type="CAUSAL_LM"))
+    peft_model.save_pretrained(tmp_path / "sft")
+    return tmp_path / "sft", lora_state(peft_model)
+
+
+@pytest.mark.slow   # about 10 s alone, over 20 s on a busy 2-core machine
+def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapter):
+    adapter, before = sft_adapter
+    seen = []
+
+    def judge(problem_id, code, candidates):   # a toy judge: the rewards are the real ones
+        seen.append((problem_id, tuple(candidates)))
+        return candidates[:1] if len(code) % 2 else []
+
+    params = GrpoParams(num_generations=3, prompts_per_step=2, learning_rate=1e-3,
+                        max_completion_length=12)
+    log = train_grpo(tiny_model_folder(), adapter, labelled(), params, tmp_path / "grpo", judge,
+                     dtype="float32")
+    step = log[0]
+    for name in ("similarity_reward", "error_reward", "diversity_reward"):
+        assert 0.0 <= step[f"rewards/{name}/mean"] <= 1.0
+    assert step["reward"] == pytest.approx(sum(step[f"rewards/{name}/mean"] for name in
+                                               ("similarity_reward", "error_reward",
+                                                "diversity_reward")), abs=1e-5)
+    # each prompt's 3 completions went to the judge with that problem's candidate list
+    assert sorted(set(seen)) == [("p1", ("Missing return", "Off by one")), ("p2", ())]
+    assert len(seen) == 6
+    trained, _ = load_model(tiny_model_folder(), adapter=tmp_path / "grpo", dtype="float32")
+    after = lora_state(trained)
+    assert after.keys() == before.keys()
+    assert all(not torch.equal(before[name], after[name]) for name in before)

@@ -1,0 +1,81 @@
+"""Sampling: K samples per pair, left padding that changes nothing, seeded, code out of fences."""
+
+import importlib.util
+
+import polars as pl
+import pytest
+
+from kaser import InputError
+from kaser.model import load_model
+from kaser.sampling import GenerateParams, generate_batched, prediction_rows, sample_completions
+from kaser.student_prompt import build_prompt_text
+from tiny_lm import tiny_model_folder
+
+PROBLEMS = [("Add.", ["arithmetic"], [0.1]),
+            ("A much longer statement that goes on and on about summing arrays.",
+             ["loops", "arrays"], [0.5, 0.7]),
+            ("Mid length statement here.", ["strings"], [1.0])]
+
+
+@pytest.fixture(scope="module")
+def model_and_prompts():
+    model, tokenizer = load_model(tiny_model_folder(), dtype="float32")
+    prompts = [build_prompt_text(tokenizer, s, kcs, m, "java") for s, kcs, m in PROBLEMS]
+    return model, tokenizer, prompts
+
+
+def test_batched_greedy_equals_one_by_one(model_and_prompts):
+    model, tokenizer, prompts = model_and_prompts
+    greedy = dict(temperature=0, k=2, max_new_tokens=10)
+    batched = generate_batched(model, tokenizer, prompts, GenerateParams(batch_size=3, **greedy))
+    single = generate_batched(model, tokenizer, prompts, GenerateParams(batch_size=1, **greedy))
+    assert batched == single
+    assert len({texts[0] for texts in batched}) == 3   # the prompts do lead to different text
+    assert all(len(texts) == 2 and texts[0] == texts[1] for texts in batched)
+
+
+def test_sampling_gives_k_per_prompt_and_is_seeded(model_and_prompts):
+    model, tokenizer, prompts = model_and_prompts
+    params = GenerateParams(k=3, max_new_tokens=6, batch_size=2, seed=1)
+    first = generate_batched(model, tokenizer, prompts, params)
+    assert [len(texts) for texts in first] == [3, 3, 3]
+    assert len(set(first[1])) > 1                      # samples of one prompt differ
+    assert generate_batched(model, tokenizer, prompts, params) == first
+
+
+def test_right_padding_is_refused(model_and_prompts):
+    model, tokenizer, prompts = model_and_prompts
+    tokenizer.padding_side = "right"
+    try:
+        with pytest.raises(ValueError, match="left-padding"):
+            generate_batched(model, tokenizer, prompts, GenerateParams(k=1, max_new_tokens=2))
+    finally:
+        tokenizer.padding_side = "left"
+
+
+def test_sample_completions_loads_the_model_and_checks_params():
+    prompts = ["<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"]
+    texts = sample_completions(tiny_model_folder(), None, prompts,
+                               GenerateParams(k=2, max_new_tokens=3), dtype="float32")
+    assert len(texts) == 1 and len(texts[0]) == 2
+    with pytest.raises(InputError, match="unknown backend 'tgi'"):
+        sample_completions(tiny_model_folder(), None, prompts, GenerateParams(backend="tgi"))
+
+
+def test_vllm_backend_without_vllm_says_how_to_install():
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vLLM is installed here (the GPU extra)")
+    with pytest.raises(InputError, match=r"pip install '\.\[gpu\]'"):
+        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(backend="vllm"))
+
+
+def test_prediction_rows_one_per_sample_with_code_out_of_fences():
+    pairs = pl.DataFrame({"student_id": ["s1", "s2"], "problem_id": ["p1", "p1"]})
+    completions = [["```java\nint x = 1;\n```\nDone.", "int y;"], ["  z();  \n", ""]]
+    rows = prediction_rows(pairs, completions, "kaser")
+    assert rows.columns == ["student_id", "problem_id", "sample", "code", "method"]
+    assert rows["sample"].to_list() == [0, 1, 0, 1]
+    assert rows["code"].to_list() == ["int x = 1;", "int y;", "  z();", ""]
+    assert set(rows["method"]) == {"kaser"}
+    with pytest.raises(ValueError, match="1 completion lists for 2 pairs"):
+        prediction_rows(pairs, completions[:1], "kaser")
