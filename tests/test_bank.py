@@ -1,0 +1,137 @@
+"""The synthetic problem banks: shape of every problem, and every reference passes every test.
+
+    python -m pytest tests/test_bank.py            # structure + Python references
+    python -m pytest tests/test_bank.py -m java    # Java references (needs javac)
+
+References are run only through kaser.sandbox (subprocesses), never in this process: the whole
+bank of a language as one batch (`sandbox.run_problems`, i.e. `run_tests` for many problems, one
+javac + one JVM), which keeps the Java check to seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from kaser import sandbox
+from kaser.synth import bank_java, bank_python
+from kaser.synth.bank import KC_VOCABULARY, BankProblem
+
+BANKS = {"java": bank_java.PROBLEMS, "python": bank_python.PROBLEMS}
+
+# How each language declares the entry function, so "entry appears in the reference" means a
+# definition, not a mention in a comment or a recursive call.
+ENTRY_DEFINITION = {
+    "java": r"public\s+(?:static\s+)?[\w\[\]]+\s+{entry}\s*\(",
+    "python": r"^def\s+{entry}\s*\(",
+}
+ENTRY_NAME = {"java": r"^[a-z][A-Za-z0-9]*$", "python": r"^[a-z][a-z0-9_]*$"}
+
+needs_javac = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK (javac)")
+
+
+def _json_roundtrip(value):
+    return json.loads(json.dumps(value))
+
+
+@pytest.mark.parametrize("language", sorted(BANKS))
+def test_bank_has_enough_problems_with_unique_ids(language):
+    problems = BANKS[language]
+    ids = [p.problem_id for p in problems]
+    assert len(problems) >= 32
+    assert len(ids) == len(set(ids)), "duplicate problem_id"
+    assert all(isinstance(p, BankProblem) for p in problems)
+    assert all(i.startswith(f"{language}_") for i in ids)
+    assert len({p.entry for p in problems}) == len(problems), "two problems share an entry name"
+
+
+@pytest.mark.parametrize("language", sorted(BANKS))
+def test_every_problem_is_well_formed(language):
+    for p in BANKS[language]:
+        where = p.problem_id
+        assert re.match(ENTRY_NAME[language], p.entry), where
+        assert len(p.statement) >= 40, where
+        assert 2 <= len(p.kcs) <= 5, where
+        assert len(set(p.kcs)) == len(p.kcs), where
+        assert set(p.kcs) <= set(KC_VOCABULARY), (where, set(p.kcs) - set(KC_VOCABULARY))
+        assert len(p.references) >= 2, where
+        assert len(set(p.references)) == len(p.references), f"{where}: identical references"
+        definition = re.compile(ENTRY_DEFINITION[language].format(entry=p.entry), re.MULTILINE)
+        for code in p.references:
+            assert definition.search(code), f"{where}: reference does not define {p.entry}"
+            assert code.endswith("\n") and "\t" not in code, where
+        assert len(p.tests) >= 8, where
+        arities = {len(args) for args, _ in p.tests}
+        assert len(arities) == 1, f"{where}: tests disagree on the number of arguments"
+        for args, expected in p.tests:
+            assert isinstance(args, tuple), where
+            # JSON-representable: a round trip gives the same values back (tuples become lists).
+            assert _json_roundtrip(list(args)) == list(args), (where, args)
+            assert _json_roundtrip(expected) == expected, (where, expected)
+
+
+@pytest.mark.parametrize("language", sorted(BANKS))
+def test_bank_covers_the_whole_kc_vocabulary(language):
+    used = {kc for p in BANKS[language] for kc in p.kcs}
+    assert used == set(KC_VOCABULARY), set(KC_VOCABULARY) - used
+
+
+def _failures(language: str, problems: list[BankProblem]) -> list[str]:
+    """Every (problem, reference, test) that does not pass, run as one sandbox batch."""
+    batch = [(p.entry, p.references, [(list(args), expected) for args, expected in p.tests])
+             for p in problems]
+    failures = []
+    for problem, results in zip(problems, sandbox.run_problems(language, batch), strict=True):
+        for number, result in enumerate(results):
+            if not result.compiled:
+                failures.append(f"{problem.problem_id} reference {number}: {result.diagnostics}")
+                continue
+            for (args, expected), case in zip(problem.tests, result.cases, strict=True):
+                if case.status != "pass":
+                    failures.append(
+                        f"{problem.problem_id} reference {number} on {args}: {case.status}, "
+                        f"expected {expected!r}, got {case.actual} {case.exception or ''} "
+                        f"{case.detail}"
+                    )
+    return failures
+
+
+def test_python_references_pass_every_test():
+    failures = _failures("python", BANKS["python"])
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.java
+@needs_javac
+def test_java_references_pass_every_test():
+    failures = _failures("java", BANKS["java"])
+    assert not failures, "\n".join(failures)
+
+
+def test_python_check_catches_a_wrong_expected_value():
+    # Guards the two tests above: a bank entry with a wrong expectation must be reported.
+    problem = BANKS["python"][0]
+    (args, expected), *_ = problem.tests
+    broken = BankProblem(
+        problem.problem_id, problem.entry, problem.statement, problem.kcs,
+        problem.references, ((args, _json_roundtrip(expected)), (args, "not the answer")),
+    )
+    failures = _failures("python", [broken])
+    assert len(failures) == len(problem.references)
+    assert all("not the answer" in f for f in failures)
+
+
+@pytest.mark.java
+@needs_javac
+def test_java_check_catches_a_reference_that_does_not_compile():
+    problem = BANKS["java"][0]
+    broken_code = problem.references[0].replace(";", "", 1)   # a missing semicolon
+    broken = BankProblem(
+        problem.problem_id, problem.entry, problem.statement, problem.kcs,
+        (broken_code, problem.references[1]), problem.tests,
+    )
+    failures = _failures("java", [broken])
+    assert len(failures) == 1 and "reference 0" in failures[0]
