@@ -14,7 +14,7 @@ HARNESS_SOURCE is compiled once per process (kaser.sandbox does it) and run as
     test <JSON array of arguments>           (the cases of the program above it)
 
 and the harness prints JSON lines like kaser/python_worker.py does ("ready", one line per case,
-"restart" when a case thread could not be stopped, "end"). Each program gets its own class
+"restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets its own class
 loader (so static state dies with it), each case its own thread with a time limit. A
 SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) refuses student code: System.exit
 (reported as status "exit"), starting processes, sockets, links, writes and deletions outside
@@ -125,7 +125,8 @@ public final class KaserHarness {
                     || name.startsWith("/proc") || name.startsWith("/sys")))
                 || (p instanceof RuntimePermission && (name.equals("setIO") || name.equals("setSecurityManager")
                     || name.equals("createSecurityManager") || name.equals("writeFileDescriptor")
-                    || name.equals("setFactory") || name.startsWith("loadLibrary") || name.startsWith("getenv")));
+                    || name.equals("setFactory") || name.startsWith("getenv")
+                    || name.startsWith("loadLibrary.") && name.contains("/")));  // the JDK's own libraries stay loadable
             if (!risky || !studentOnStack()) return;
             if (p instanceof FilePermission && !actions.contains("execute") && !name.startsWith("/proc")
                     && !name.startsWith("/sys") && Paths.get(name).toAbsolutePath().normalize().startsWith(work)) return;
@@ -145,7 +146,7 @@ public final class KaserHarness {
 
     static final Capture CAPTURE = new Capture();
     static Writer results;
-    static boolean wedged;
+    static boolean restart;  // the JVM is no longer clean: a case left threads behind
 
     static void emit(String line) throws IOException { results.write(line + "\n"); results.flush(); }
 
@@ -190,9 +191,13 @@ public final class KaserHarness {
                         : runCase(k, entry, tests.get(i).get(c), timeoutMs, stackBytes);
                 } catch (RuntimeException e) {
                     record = exception("IllegalArgumentException", "bad test case: " + e);
+                } catch (Error e) {  // e.g. no thread can be started any more: a fresh JVM retries
+                    emit("{\"restart\":true}");
+                    Runtime.getRuntime().halt(0);
+                    return;
                 }
                 emit("{\"p\":" + index + ",\"c\":" + c + "," + record + ",\"output\":" + quote(CAPTURE.take()) + "}");
-                if (wedged) { emit("{\"restart\":true}"); Runtime.getRuntime().halt(0); }
+                if (restart) { emit("{\"restart\":true}"); Runtime.getRuntime().halt(0); }
             }
         }
         emit("{\"end\":true}");
@@ -239,7 +244,8 @@ public final class KaserHarness {
         m.setAccessible(true);
         Object[] outcome = new Object[2];
         exitStatus = null;
-        Thread t = new Thread(null, () -> {
+        ThreadGroup group = new ThreadGroup("kaser-case");
+        Thread t = new Thread(group, () -> {
             try {
                 Object target = Modifier.isStatic(m.getModifiers()) ? null : instance(m.getDeclaringClass());
                 outcome[1] = m.invoke(target, converted);
@@ -256,9 +262,10 @@ public final class KaserHarness {
         if (t.isAlive()) {
             try { t.stop(); } catch (UnsupportedOperationException e) { }
             t.join(500);
-            wedged = t.isAlive();
+            restart = group.activeCount() > 0;
             return "\"status\":\"timeout\",\"detail\":\"time limit exceeded\"";
         }
+        restart = group.activeCount() > 0;  // threads the student started are still running
         if (exitStatus != null)
             return "\"status\":\"exit\",\"exception\":\"SecurityException\",\"detail\":" + quote("System.exit(" + exitStatus + ")");
         if ("returned".equals(outcome[0])) {

@@ -32,6 +32,7 @@ import sys
 
 _dumps = json.dumps  # kept before student code can patch the json module
 _armed = False
+_MAX_RECURSION = 20_000
 
 
 class CaseTimeout(BaseException):
@@ -154,7 +155,7 @@ def _call(function, args, seconds):
     try:
         return "returned", function(*args)
     except BaseException as error:
-        return "raised", error
+        return "raised", error.with_traceback(None)  # frees the frames of a deep recursion
     finally:
         _disarm()
 
@@ -216,6 +217,10 @@ def main():
     def emit(record):
         results.write(_dumps(record, allow_nan=True) + "\n")
 
+    # Unwinding a million Python frames takes seconds; a student who raises the recursion limit
+    # gets at most this much, so a runaway recursion ends as a quick RecursionError.
+    set_limit = sys.setrecursionlimit
+    sys.setrecursionlimit = lambda limit: set_limit(min(int(limit), _MAX_RECURSION))
     _install_guard(os.path.realpath(os.getcwd()))
     emit({"ready": True})
     first_case = job["first_case"]

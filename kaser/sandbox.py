@@ -220,6 +220,7 @@ class _Slot:
     ready: bool = False
     finish: str = ""
     killed: bool = False
+    progress: int = 0           # results the current process has delivered
     runs: int = 0
     stderr: Path | None = None
 
@@ -269,6 +270,7 @@ class _Batch:
             self._blame(p, None, _case(record, None))
         elif isinstance(c, int) and 0 <= c < len(self.cases[p]) and self.cases[p][c] is None:
             self.cases[p][c] = _case(record, self.expected[p][c])
+            slot.progress += 1
 
     def _blame(self, p: int, c: int | None, result: CaseResult) -> None:
         todo = range(len(self.cases[p])) if c is None else [c]
@@ -283,7 +285,7 @@ class _Batch:
             error = slot.stderr.read_text(errors="replace")[-2000:] if slot.stderr else ""
             raise RuntimeError(f"sandbox worker for {self.language} did not start: {error}")
         p, c = where
-        if slot.finish != "restart":
+        if slot.finish != "restart" or slot.progress == 0:  # a restart must not loop without progress
             result = _death(slot.process.returncode, slot.killed)
             if self.compiled.get(p) is None:
                 self.compiled[p] = False
@@ -344,6 +346,7 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
                 start_new_session=True, preexec_fn=functools.partial(_set_limits, limits))
         slot.reader = open(out, encoding="utf-8", errors="replace")
         slot.pending, slot.seen, slot.ready, slot.finish, slot.killed = "", time.monotonic(), False, "", False
+        slot.progress = 0
 
     def read(slot: _Slot) -> None:
         chunk = slot.reader.read()

@@ -1,0 +1,308 @@
+"""kaser.sandbox against hostile and ordinary student code, in Python and Java.
+
+Every hostile program runs in a batch beside a correct and a wrong answer, which must still be
+judged right; every call must come back well within 30 s.
+"""
+
+import logging
+import os
+import shutil
+import socket
+import time
+
+import pytest
+
+from kaser import sandbox
+from kaser.sandbox import CaseResult, Diagnostic, Limits, compile_diagnostics, run_problems, run_tests, same_value
+
+FAST = Limits(case_timeout_s=1.0)
+TESTS = [([1, 2], 3), ([5, 5], 10)]
+needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
+
+PY_RIGHT = "def add(a, b):\n    return a + b\n"
+PY_WRONG = "def add(a, b):\n    return a - b\n"
+JAVA_RIGHT = "public int add(int a, int b) {\n    return a + b;\n}"
+JAVA_WRONG = "public int add(int a, int b) {\n    return a - b;\n}"
+
+
+def run_beside(language: str, hostile: str, tests=TESTS, limits=FAST):
+    """Run `hostile` between a right and a wrong answer; check those two; return its result."""
+    right, wrong = (PY_RIGHT, PY_WRONG) if language == "python" else (JAVA_RIGHT, JAVA_WRONG)
+    start = time.monotonic()
+    first, result, last = run_tests(language, "add", [right, hostile, wrong], tests, limits)
+    assert time.monotonic() - start < 30, "the sandbox took too long"
+    assert [c.status for c in first.cases] == ["pass"] * len(tests)
+    assert [c.status for c in last.cases] == ["fail"] * len(tests)
+    return result
+
+
+def statuses(result):
+    return [(c.status, c.exception) for c in result.cases]
+
+
+@pytest.fixture
+def listener():
+    """A TCP socket listening on 127.0.0.1; afterwards it must have no connection waiting."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.setblocking(False)
+    yield server.getsockname()[1]
+    with pytest.raises(BlockingIOError):
+        server.accept()
+    server.close()
+
+
+# ---------------------------------------------------------------- values
+
+@pytest.mark.parametrize("actual, expected, same", [
+    (3, 3, True),                    # ints
+    (0.1 + 0.2, 0.3, True),          # float rounding is within 1e-6
+    (1.00001, 1.0, False),           # but a real difference is not
+    (3.0, 3, True),                  # Java double vs expected int
+    (True, 1, False),                # a boolean is not a number
+    ([1, [2, "x"]], [1, [2, "x"]], True),  # nested lists
+    ([1, 2], [1, 2, 3], False),      # length matters
+    ({"a": 1.0}, {"a": 1}, True),    # objects by key
+    ("abc", "abd", False),           # strings exactly
+    (None, 0, False),                # null is not zero
+])
+def test_same_value(actual, expected, same):
+    assert same_value(actual, expected) is same
+
+
+# ---------------------------------------------------------------- Python
+
+def test_python_right_wrong_and_syntax_error():
+    results = run_tests("python", "add", [PY_RIGHT, PY_WRONG, "def add(a, b)\n    return a + b\n"], TESTS, FAST)
+    assert results[0].cases[0] == CaseResult("pass", "3")
+    assert results[1].cases[1].status == "fail" and results[1].cases[1].actual == "0"
+    assert results[2].compiled is False and results[2].cases == ()
+    assert results[2].diagnostics == (Diagnostic(1, "SyntaxError: expected ':'"),)
+
+
+def test_python_infinite_loop_times_out():
+    result = run_beside("python", "def add(a, b):\n    while True:\n        pass\n")
+    assert statuses(result) == [("timeout", None)] * 2
+
+
+def test_python_loop_that_swallows_the_timeout_is_killed():
+    code = "def add(a, b):\n    while True:\n        try:\n            while True: pass\n        except BaseException:\n            pass\n"
+    assert [c.status for c in run_beside("python", code).cases] == ["timeout"] * 2
+
+
+def test_python_huge_allocation_is_memory():
+    result = run_beside("python", "def add(a, b):\n    return len([0] * 10**10)\n")
+    assert statuses(result) == [("memory", "MemoryError")] * 2
+
+
+def test_python_deep_recursion_is_memory_even_with_a_raised_limit():
+    code = "import sys\nsys.setrecursionlimit(10**8)\ndef add(a, b):\n    return add(a, b) + 1\n"
+    assert statuses(run_beside("python", code)) == [("memory", "RecursionError")] * 2
+
+
+@pytest.mark.parametrize("body", [
+    "import os\n    while True:\n        os.fork()",                       # fork bomb
+    "import subprocess\n    return subprocess.run(['sh', '-c', 'echo hi']).returncode",
+    "import os\n    return os.system('echo hi')",
+])
+def test_python_cannot_start_processes(body):
+    result = run_beside("python", f"def add(a, b):\n    {body}\n")
+    assert statuses(result) == [("exception", "PermissionError")] * 2
+
+
+def test_python_cannot_delete_a_file_outside_its_folder(tmp_path):
+    canary = tmp_path / "canary.txt"
+    canary.write_text("alive")
+    code = (f"import os, shutil\ndef add(a, b):\n    try:\n        os.remove({str(canary)!r})\n    finally:\n"
+            f"        shutil.rmtree({str(tmp_path)!r})\n")
+    result = run_beside("python", code)
+    assert {c.status for c in result.cases} == {"exception"}
+    assert canary.read_text() == "alive"
+
+
+def test_python_exit_is_reported_as_exit():
+    code = "import os, sys\ndef add(a, b):\n    if a == 1:\n        sys.exit(3)\n    os._exit(4)\n"
+    result = run_beside("python", code)
+    assert [c.status for c in result.cases] == ["exit", "exit"]
+    assert result.cases[0].detail == "sys.exit(3)" and "status 4" in result.cases[1].detail
+
+
+def test_python_output_flood_is_capped():
+    result = run_beside("python", "def add(a, b):\n    while True:\n        print('flood' * 100)\n")
+    assert [c.status for c in result.cases] == ["timeout"] * 2
+    assert 0 < len(result.cases[0].output) <= FAST.output_chars
+
+
+def test_python_cannot_reach_the_network(listener):
+    code = (f"import socket\ndef add(a, b):\n    socket.create_connection(('127.0.0.1', {listener}), timeout=1)\n"
+            f"    return a + b\n")
+    assert {c.status for c in run_beside("python", code).cases} == {"exception"}
+
+
+def test_python_cannot_see_our_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    code = (f"import os\ndef add(a, b):\n    seen = os.environ.get('OPENAI_API_KEY', '')\n"
+            f"    try:\n        seen += open('/proc/{os.getpid()}/environ').read()\n    except OSError:\n        pass\n"
+            f"    return a + b if 'sk-test-secret' not in seen else -1\n")
+    assert [c.status for c in run_beside("python", code).cases] == ["pass", "pass"]
+
+
+def test_python_error_while_loading_blames_every_case():
+    result = run_beside("python", "x = 1 / 0\ndef add(a, b):\n    return a + b\n")
+    assert statuses(result) == [("exception", "ZeroDivisionError")] * 2
+    assert "while loading" in result.cases[0].detail
+
+
+def test_python_missing_function_and_unjsonable_return():
+    results = run_tests("python", "add", ["def plus(a, b):\n    return a + b\n", "def add(a, b):\n    return {a}\n"],
+                        TESTS[:1], FAST)
+    assert statuses(results[0]) == [("exception", "NameError")]
+    assert results[1].cases[0].status == "fail" and results[1].cases[0].actual is None
+
+
+def test_python_compile_diagnostics():
+    found = compile_diagnostics("python", [PY_RIGHT, "def f(x):\nreturn x\n", "x = (1,\n"])
+    assert found[0] == ()
+    assert found[1][0].line == 2 and found[1][0].message.startswith("IndentationError")
+    assert found[2][0].message.startswith("SyntaxError")
+
+
+# ---------------------------------------------------------------- Java
+
+@pytest.mark.java
+@needs_jdk
+def test_java_compile_diagnostics_keep_javac_text_and_student_lines():
+    programs = [
+        JAVA_RIGHT,
+        "public int add(int a, int b) {\n    return a + b\n}",                       # parse error
+        "public int add(int a, int b) {\n    if (a > 0) return 1;\n}",               # flow error
+        "public int add(int a, int b) {\n    String s = a;\n    return y;\n}",       # attribution errors
+        "public int add(int a, int b) {\n    return a;\n    a++;\n}",                # unreachable
+        "public int add(int a, int b) {\n    int x;\n    return x;\n}",              # uninitialized
+        "public int add(int a, int b) {\n    return a + b;\n",                       # missing brace
+    ]
+    found = compile_diagnostics("java", programs)
+    assert found[0] == ()
+    assert found[1] == (Diagnostic(2, "';' expected"),)
+    assert found[2] == (Diagnostic(3, "missing return statement"),)
+    assert found[3] == (Diagnostic(2, "incompatible types: int cannot be converted to String"),
+                        Diagnostic(3, "cannot find symbol", "symbol:   variable y"))
+    assert found[4] == (Diagnostic(3, "unreachable statement"),)
+    assert found[5] == (Diagnostic(3, "variable x might not have been initialized"),)
+    assert found[6][0].message == "reached end of file while parsing" and found[6][0].line == 3
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_argument_and_return_types():
+    cases = [
+        ("int[]", "public int add(int[] xs, String s) { return xs.length + s.length(); }", [[1, 2], "abc"], 5),
+        ("double", "public double add(double x, boolean b) { return b ? x / 2 : x; }", [3, True], 1.5),
+        ("char", "public char add(String s, int i) { return s.charAt(i); }", ["hey", 1], "e"),
+        ("List", "public List<Integer> add(List<Integer> xs, int k) { xs.add(k); return xs; }", [[1], 2], [1, 2]),
+        ("String[]", "public String[] add(String[] xs, long n) { return new String[]{xs[0], \"\" + n}; }",
+         [["a"], 7], ["a", "7"]),
+        ("static", "public static int[] add(int n, int m) { return new int[]{n, m}; }", [4, 5], [4, 5]),
+    ]
+    results = run_problems("java", [("add", [code], [(args, expected)]) for _, code, args, expected in cases], FAST)
+    for (name, *_), [result] in zip(cases, results):
+        assert result.cases[0].status == "pass", (name, result)
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_infinite_loops_time_out_and_the_jvm_recovers():
+    code = "public int add(int a, int b) {\n    while (true) { try { while (true) { } } catch (Throwable t) { } }\n}"
+    assert [c.status for c in run_beside("java", code).cases] == ["timeout"] * 2
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_huge_allocation_and_deep_recursion_are_memory():
+    big = run_beside("java", "public int add(int a, int b) { long[] x = new long[1 << 30]; return x.length; }")
+    deep = run_beside("java", "public int add(int a, int b) { return add(a, b) + 1; }")
+    assert statuses(big) == [("memory", "OutOfMemoryError")] * 2
+    assert statuses(deep) == [("memory", "StackOverflowError")] * 2
+
+
+@pytest.mark.java
+@needs_jdk
+@pytest.mark.parametrize("body, exception", [
+    ('new ProcessBuilder("sh", "-c", "echo hi").start(); return 0;', "SecurityException"),
+    ('while (true) Runtime.getRuntime().exec("sleep 100");', "SecurityException"),
+    ('while (true) new Thread(() -> { try { Thread.sleep(100000); } catch (Exception e) { } }).start();',
+     "OutOfMemoryError"),  # a thread bomb meets the process limit
+])
+def test_java_cannot_start_processes_or_unlimited_threads(body, exception):
+    result = run_beside("java", f"public int add(int a, int b) throws Exception {{ {body} }}")
+    assert {c.exception for c in result.cases} == {exception}
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_cannot_delete_a_file_outside_its_folder(tmp_path):
+    canary = tmp_path / "canary.txt"
+    canary.write_text("alive")
+    code = (f"public int add(int a, int b) throws Exception {{\n"
+            f"    java.nio.file.Files.delete(java.nio.file.Paths.get(\"{canary}\"));\n    return a + b;\n}}")
+    assert {c.status for c in run_beside("java", code).cases} == {"exception"}
+    assert canary.read_text() == "alive"
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_exit_is_reported_and_contained():
+    code = "public int add(int a, int b) {\n    System.exit(2);\n    return 0;\n}"
+    result = run_beside("java", code)
+    assert [c.status for c in result.cases] == ["exit", "exit"] and result.cases[0].detail == "System.exit(2)"
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_output_flood_is_capped():
+    result = run_beside("java", "public int add(int a, int b) { while (true) System.out.println(\"flood\"); }")
+    assert [c.status for c in result.cases] == ["timeout"] * 2
+    assert 0 < len(result.cases[0].output) <= FAST.output_chars
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_cannot_reach_the_network(listener):
+    code = (f"public int add(int a, int b) throws Exception {{\n"
+            f"    new java.net.Socket(\"127.0.0.1\", {listener}).close();\n    return a + b;\n}}")
+    assert {c.status for c in run_beside("java", code).cases} == {"exception"}
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_cannot_see_our_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    code = ("public int add(int a, int b) {\n    String seen = \"\";\n"
+            "    try { seen = System.getenv().toString(); } catch (SecurityException e) { }\n"
+            f"    try {{ seen += new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(\"/proc/{os.getpid()}/environ\"))); }}\n"
+            "    catch (Exception e) { }\n"
+            "    return seen.contains(\"sk-test-secret\") ? -1 : a + b;\n}")
+    assert [c.status for c in run_beside("java", code).cases] == ["pass", "pass"]
+
+
+@pytest.mark.java
+@needs_jdk
+def test_run_problems_batches_several_problems():
+    first, second = run_problems("java", [
+        ("add", [JAVA_RIGHT, "public int add(int a, int b) { return a; }"], TESTS),
+        ("twice", ["public String twice(String s) { return s + s; }"], [(["ab"], "abab")]),
+    ], FAST)
+    assert [[c.status for c in r.cases] for r in first] == [["pass", "pass"], ["fail", "fail"]]
+    assert second[0].cases[0] == CaseResult("pass", '"abab"')
+
+
+def test_without_a_jdk_java_is_skipped_with_one_warning(monkeypatch, caplog):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    sandbox._warned.discard("no-jdk")
+    with caplog.at_level(logging.WARNING, logger="kaser.sandbox"):
+        results = run_tests("java", "add", [JAVA_RIGHT, JAVA_WRONG], TESTS, FAST)
+        found = compile_diagnostics("java", [JAVA_RIGHT])
+    assert sandbox.java_available() is False
+    assert [r.compiled for r in results] == [None, None] and found == [()]
+    assert len(caplog.records) == 1 and "no JDK" in caplog.records[0].message
