@@ -8,27 +8,13 @@ The only place in KASER where student code executes, always in subprocesses, nev
 
 Batches are cheap: all Java programs of a call go through one javac run (more only when some
 fail to compile) and one JVM (KaserHarness, kaser/java_harness.py); Python programs are shared
-among `Limits.workers` worker processes (kaser/python_worker.py). A process that dies or stops
-answering is killed, the case it was on gets the blame (timeout / memory / exit), and a fresh
-process carries on with the rest.
+among `Limits.workers` worker processes (kaser/python_worker.py). `run_problems` does the same
+for many problems at once, which is how a whole dataset is annotated quickly. A worker that dies
+or stops answering is killed, the case it was on gets the blame (timeout / memory / exit), and a
+fresh worker carries on with the rest.
 
-Barriers, strongest first (probed once per process; the choice is logged):
-1. Running as root (CI): every batch runs under its own fresh, unprivileged user id in its own
-   network namespace (`unshare --net --setuid`), so it cannot read or delete our files, reach
-   any network, or see our environment; afterwards every process of that user id is killed.
-   RLIMIT_NPROC then really caps processes and threads (root ignores it).
-2. Otherwise, a user namespace with its own network namespace when the kernel allows one,
-   else none (a warning says so): the worker keeps our user id.
-3. Always: rlimits (CPU, processes, file size, no core files; address space for Python, -Xmx
-   for the JVM, where RLIMIT_AS would break it), a fresh working directory, a minimal
-   environment (no API keys), stdout/stderr captured up to `Limits.output_chars`, and in-process
-   guards: an audit hook in Python, a SecurityManager in Java (JDK 17-23) that refuse processes,
-   sockets, writes and deletions outside the working directory, and report sys.exit/System.exit
-   as status "exit".
-Limits, honestly: without root, barrier 3 is all that separates student code from files the
-user owns, and audit hooks can in principle be escaped by a determined attacker (they are meant
-for student mistakes and mischief, not for hostile experts); on JDK 24+ Java has no in-process
-guard at all. Run paper-scale annotation as root in a container (as CI does) for real isolation.
+How the workers are isolated (separate user id, no network, rlimits, in-process guards) and the
+limits of that isolation are in kaser/isolation.py.
 
 Departures from the paper: it runs no code (o4-mini reads it); execution is our addition (issue 3).
 """
@@ -40,19 +26,16 @@ import json
 import logging
 import math
 import os
-import random
-import resource
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from kaser import java_harness
+from kaser import isolation, java_harness
 
 log = logging.getLogger(__name__)
 
@@ -131,98 +114,21 @@ def _case(record: dict, expected: Any) -> CaseResult:
     return CaseResult("pass" if passed else "fail", actual, **extra)
 
 
-# ---------------------------------------------------------------- isolation
-
-_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-        "MALLOC_ARENA_MAX": "2"}
 _WORKER_SOURCE = Path(__file__).with_name("python_worker.py").read_text(encoding="utf-8")
-
-
-@dataclass(frozen=True)
-class _Isolation:
-    name: str
-    prefix: tuple[str, ...]     # command prefix; "{uid}" is replaced by the batch's user id
-    own_uid: bool
-    python: str                 # an interpreter of our version that the sandbox user may run
-
-
-def _candidates() -> list[_Isolation]:
-    uid_net = ("unshare", "--net", "--setuid", "{uid}", "--setgid", "{uid}", "--")
-    uid_only = ("setpriv", "--reuid", "{uid}", "--regid", "{uid}", "--clear-groups", "--")
-    found = []
-    if os.geteuid() == 0:
-        found += [_Isolation("own user id + no network", uid_net, True, ""),
-                  _Isolation("own user id", uid_only, True, "")]
-    found.append(_Isolation("user namespace without network", ("unshare", "--user", "--net", "--"), False, ""))
-    return found
-
-
-@functools.cache
-def _isolation() -> _Isolation:
-    """The strongest isolation that works here, with a Python the sandbox user can run.
-
-    Our own interpreter may live where another user id cannot reach (e.g. pyenv under /root),
-    so the system interpreter of the same version is tried too.
-    """
-    version = "%d.%d" % sys.version_info[:2]
-    pythons = dict.fromkeys([sys.executable, os.path.realpath(sys.executable),
-                             getattr(sys, "_base_executable", sys.executable), f"/usr/bin/python{version}"])
-    check = ["-I", "-S", "-c", "import json, sys; print('%d.%d' % sys.version_info[:2])"]
-    uid = str(_fresh_uid())
-    for candidate in _candidates():
-        prefix = [a.replace("{uid}", uid) for a in candidate.prefix]
-        for python in pythons:
-            if not (shutil.which(prefix[0]) and os.path.exists(python)):
-                continue
-            run = subprocess.run(prefix + [python, *check], env=_ENV, cwd="/", capture_output=True,
-                                 text=True, timeout=30)
-            if run.returncode == 0 and run.stdout.strip() == version:
-                log.info("sandbox isolation: %s (worker Python %s)", candidate.name, python)
-                return _Isolation(candidate.name, candidate.prefix, candidate.own_uid, python)
-    log.warning("sandbox: no user id or network namespace available; student code runs as this user "
-                "with only rlimits and in-process guards (run as root in a container for real isolation)")
-    return _Isolation("rlimits only", (), False, sys.executable)
-
-
-def _fresh_uid() -> int:
-    return random.SystemRandom().randrange(1 << 20, 1 << 30)
-
-
-def _tasks_of(uid: int) -> int:
-    """Processes + threads owned by `uid` (RLIMIT_NPROC counts them all)."""
-    total = 0
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-            if int(fields["Uid"].split()[0]) == uid:
-                total += int(fields["Threads"])
-        except (OSError, KeyError, ValueError):
-            continue
-    return total
-
-
-def _set_limits(limits: dict[int, int]) -> None:  # runs in the child between fork and exec
-    for which, value in limits.items():
-        resource.setrlimit(which, (value, value))
 
 
 # ---------------------------------------------------------------- supervising workers
 
 @dataclass
 class _Slot:
-    """A stream of programs worked through by successive processes (one at a time)."""
+    """A run of programs worked through by successive worker processes, one at a time."""
     order: list[int]
-    first_case: int = 0
-    process: subprocess.Popen | None = None
-    reader: Any = None
-    pending: str = ""
-    seen: float = 0.0
-    ready: bool = False
-    finish: str = ""
-    killed: bool = False
-    progress: int = 0           # results the current process has delivered
+    first_case: int = 0         # where the first program of `order` starts
+    worker: isolation.Worker | None = None
+    ready: bool = False         # the current worker has said it is ready
+    finish: str = ""            # "end" | "restart" once it says it is done
+    progress: int = 0           # results the current worker has delivered
     runs: int = 0
-    stderr: Path | None = None
 
 
 @dataclass
@@ -263,6 +169,7 @@ class _Batch:
             self.compiled[p] = bool(record["compiled"])
             self.diagnostics[p] = [Diagnostic(line if isinstance(line, int) else None, str(message))
                                    for line, message in record.get("diagnostics", [])]
+            slot.progress += 1
         elif record.get("loaded") is True:
             self.loaded.add(p)
         elif record.get("loaded") is False:  # the module's top level failed: every case shares it
@@ -282,11 +189,10 @@ class _Batch:
         if where is None:
             return False
         if not slot.ready:
-            error = slot.stderr.read_text(errors="replace")[-2000:] if slot.stderr else ""
-            raise RuntimeError(f"sandbox worker for {self.language} did not start: {error}")
+            raise RuntimeError(f"sandbox worker for {self.language} did not start: {slot.worker.stderr_tail()}")
         p, c = where
         if slot.finish != "restart" or slot.progress == 0:  # a restart must not loop without progress
-            result = _death(slot.process.returncode, slot.killed)
+            result = _death(slot.worker.process.returncode, slot.worker.killed)
             if self.compiled.get(p) is None:
                 self.compiled[p] = False
                 self.diagnostics[p] = [Diagnostic(None, f"compiler crashed: {result.detail}")]
@@ -326,79 +232,40 @@ def _warn_once(key: str, message: str) -> None:
 
 
 def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
-    """Run every slot to completion; `command(slot, n)` -> (argv, stdin path or None, rlimits)."""
-    isolation = _isolation()
-    prefix = [a.replace("{uid}", str(batch.uid)) for a in isolation.prefix]
-    work = batch.folder / "work"
-    private = batch.folder / "private"
-    grace = 2 * batch.limits.case_timeout_s + 5.0
-    active = list(slots)
+    """Run every slot to completion; `command(slot, run)` -> (argv, stdin path or None, rlimits)."""
+    grace = 2 * batch.limits.case_timeout_s + 5.0  # silence beyond this means the worker is stuck
 
     def start(slot: _Slot) -> None:
         slot.runs += 1
         argv, stdin, limits = command(slot, slot.runs)
-        out = private / f"out-{id(slot)}-{slot.runs}.jsonl"
-        slot.stderr = private / f"err-{id(slot)}-{slot.runs}.txt"
-        with open(out, "wb") as sink, open(slot.stderr, "wb") as errors, \
-                open(stdin or os.devnull, "rb") as source:
-            slot.process = subprocess.Popen(
-                prefix + argv, stdin=source, stdout=sink, stderr=errors, cwd=work, env={**_ENV, "HOME": str(work)},
-                start_new_session=True, preexec_fn=functools.partial(_set_limits, limits))
-        slot.reader = open(out, encoding="utf-8", errors="replace")
-        slot.pending, slot.seen, slot.ready, slot.finish, slot.killed = "", time.monotonic(), False, "", False
-        slot.progress = 0
+        slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=f"{id(slot)}-{slot.runs}",
+                                       uid=batch.uid, limits=limits)
+        slot.ready, slot.finish, slot.progress = False, "", 0
 
-    def read(slot: _Slot) -> None:
-        chunk = slot.reader.read()
-        if not chunk:
-            return
-        slot.seen = time.monotonic()
-        lines = (slot.pending + chunk).split("\n")
-        slot.pending = lines.pop()
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                batch.take(slot, record)
-
+    active = list(slots)
     try:
         for slot in active:
             start(slot)
         while active:
             time.sleep(0.01)
             for slot in list(active):
-                read(slot)
-                done = slot.process.poll() is not None
-                allowance = grace if slot.ready else batch.limits.startup_s
-                if not done and time.monotonic() - slot.seen > allowance:
-                    slot.killed = True
-                    _kill(slot.process)
-                    done = True
-                if not done:
+                for record in slot.worker.records():
+                    batch.take(slot, record)
+                if not slot.worker.finished(grace if slot.ready else batch.limits.startup_s):
                     continue
-                read(slot)
-                slot.reader.close()
+                for record in slot.worker.records():
+                    batch.take(slot, record)
+                slot.worker.close()
                 if batch.after_exit(slot):
                     start(slot)
                 else:
                     active.remove(slot)
     finally:
         for slot in slots:
-            if slot.process is not None and slot.process.poll() is None:
-                _kill(slot.process)
-        if batch.uid is not None:  # anything still running under the batch's user id dies now
-            subprocess.run([isolation.python, "-I", "-S", "-c", "import os; os.kill(-1, 9)"], env=_ENV,
-                           cwd="/", user=batch.uid, group=batch.uid, extra_groups=[], capture_output=True)
-
-
-def _kill(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
+            if slot.worker is not None:
+                slot.worker.close()
+        if batch.uid is not None:
+            isolation.kill_user(batch.uid)
 
 
 def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Sequence[tuple[list, Any]]]],
@@ -408,7 +275,7 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
         raise ValueError(f"unknown language {language!r}; expected 'java' or 'python'")
     folder = Path(tempfile.mkdtemp(prefix="kaser-sandbox-"))
     folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
-    uid = _fresh_uid() if _isolation().own_uid else None
+    uid = isolation.fresh_uid() if isolation.isolation().own_uid else None
     for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
         (folder / name).mkdir(mode=mode)
     if uid is not None:
@@ -429,15 +296,11 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
     return batch
 
 
-def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict[int, int]:
-    processes = batch.limits.processes + (0 if batch.uid is not None or os.geteuid() == 0
-                                          else _tasks_of(os.getuid()))
-    limits = {resource.RLIMIT_CPU: int(60 + 2 * cases * batch.limits.case_timeout_s),
-              resource.RLIMIT_NPROC: processes, resource.RLIMIT_FSIZE: batch.limits.file_bytes,
-              resource.RLIMIT_CORE: 0}
-    if memory:
-        limits[resource.RLIMIT_AS] = batch.limits.memory_mb << 20
-    return limits
+def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict:
+    # CPU: enough for every case to run to its time limit; the silence watchdog acts sooner.
+    return isolation.rlimits(cpu_s=int(60 + 2 * cases * batch.limits.case_timeout_s),
+                             processes=batch.limits.processes, file_bytes=batch.limits.file_bytes,
+                             memory_bytes=batch.limits.memory_mb << 20 if memory else None, uid=batch.uid)
 
 
 def _write(path: Path, text: str) -> Path:
@@ -459,7 +322,8 @@ def _run_python(batch: _Batch, mode: str) -> None:
                "programs": [[p, batch.codes[p], batch.entries[p], batch.args[p]] for p in slot.order]}
         path = _write(batch.folder / f"job-{id(slot)}-{run}.json", json.dumps(job))
         cases = sum(max(1, len(batch.args[p])) for p in slot.order)
-        return [_isolation().python, "-I", "-S", "-B", "-c", _WORKER_SOURCE], path, _rlimits(batch, cases, memory=True)
+        argv = [isolation.isolation().python, "-I", "-S", "-B", "-c", _WORKER_SOURCE]
+        return argv, path, _rlimits(batch, cases, memory=True)
 
     _supervise(batch, slots, command)
 
@@ -491,7 +355,7 @@ def _javac(files: dict[int, Path], out: Path, lines: dict[int, int], limits: Lim
             "-Xmaxerrs", "100000", "-proc:none", "-implicit:none", "-cp", str(empty), "-sourcepath", str(empty),
             "-d", str(out), *map(str, files.values())]
     try:
-        run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=_ENV, cwd=out.parent,
+        run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=isolation.ENV, cwd=out.parent,
                              timeout=limits.startup_s + 0.2 * len(files))
         returncode, output = run.returncode, run.stdout + run.stderr
     except subprocess.TimeoutExpired:
@@ -518,7 +382,7 @@ def _harness() -> Path:
     source = folder / f"{java_harness.HARNESS_CLASS}.java"
     source.write_text(java_harness.HARNESS_SOURCE, encoding="utf-8")
     run = subprocess.run(["javac", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(folder), str(source)],
-                         capture_output=True, text=True, env=_ENV)
+                         capture_output=True, text=True, env=isolation.ENV)
     if run.returncode != 0:
         raise RuntimeError(f"the Java harness does not compile: {run.stdout}{run.stderr}")
     folder.chmod(0o755)
