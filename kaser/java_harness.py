@@ -267,7 +267,7 @@ public final class KaserHarness {
         }
         restart = group.activeCount() > 0;  // threads the student started are still running
         if (exitStatus != null)
-            return "\"status\":\"exit\",\"exception\":\"SecurityException\",\"detail\":" + quote("System.exit(" + exitStatus + ")");
+            return "\"status\":\"exit\",\"detail\":" + quote("System.exit(" + exitStatus + ")");
         if ("returned".equals(outcome[0])) {
             Object value = outcome[1];
             if (m.getReturnType() == void.class) value = null;

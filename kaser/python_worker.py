@@ -1,7 +1,7 @@
 """The Python worker: runs inside a sandbox subprocess and executes student programs.
 
 Never imported to run student code in the caller's process: `kaser.sandbox` passes this file's
-source to `python -I -S -c` in a limited subprocess (see kaser/sandbox.py), with a job on stdin:
+source to `python -I -S -c` in a limited subprocess (see kaser/isolation.py), with a job on stdin:
 
     {"mode": "run"|"compile", "first_case": 0, "timeout": 2.0, "output_chars": 2000,
      "programs": [[index, code, entry function name, [JSON of each case's argument list]], ...]}
@@ -19,7 +19,9 @@ Before any student code runs, the worker moves its own result stream to a privat
 points fds 0-2 at /dev/null, and installs an audit hook (irremovable) that refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
 writes and deletions outside the working directory, and reads of /proc, /sys and of any
-directory or file outside the working directory and the Python installation. The hook is
+directory or file outside the working directory and the Python installation; and it caps
+sys.setrecursionlimit at 20,000, since unwinding millions of frames takes longer than any time
+limit (a runaway recursion then ends as a quick RecursionError, status "memory"). The hook is
 defence in depth: the supervisor's barriers (separate user id, no network namespace, rlimits)
 are the ones that hold against code that escapes it.
 """
@@ -173,7 +175,7 @@ def _run_program(emit, job, program_spec, first_case, sink):
     index, code, entry, tests = program_spec
     program, diagnostics = _compile(code)
     emit({"p": index, "compiled": program is not None, "diagnostics": diagnostics})
-    if program is None or job["mode"] == "compile":
+    if program is None or job["mode"] == "compile" or not tests:
         return
     namespace = {"__name__": "__student__", "__builtins__": builtins}
     try:

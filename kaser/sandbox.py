@@ -21,6 +21,7 @@ Departures from the paper: it runs no code (o4-mini reads it); execution is our 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import logging
@@ -30,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,23 +272,18 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
 
 def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Sequence[tuple[list, Any]]]],
                limits: Limits) -> _Batch:
-    """Flatten (entry, programs, tests) problems into one batch in a fresh folder."""
+    """Flatten (entry, programs, tests) problems into one batch (its folder comes later)."""
     if language not in ("java", "python"):
         raise ValueError(f"unknown language {language!r}; expected 'java' or 'python'")
-    folder = Path(tempfile.mkdtemp(prefix="kaser-sandbox-"))
-    folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
-    uid = isolation.fresh_uid() if isolation.isolation().own_uid else None
-    for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
-        (folder / name).mkdir(mode=mode)
-    if uid is not None:
-        os.chown(folder / "work", uid, uid)
-    batch = _Batch(language, [], [], [], [], limits, folder, uid)
+    batch = _Batch(language, [], [], [], [], limits, Path(), None)
     for number, (entry, programs, tests) in enumerate(problems):
+        if tests and not entry.isidentifier():
+            raise ValueError(f"problem {number}: entry {entry!r} is not a function or method name")
         for args, _ in tests:
             if not isinstance(args, (list, tuple)):
                 raise ValueError(f"problem {number}: test arguments must be a list, got {args!r}")
         args = [json.dumps(list(args)) for args, _ in tests]
-        expected = [value for _, value in tests]
+        expected = [json.loads(json.dumps(value)) for _, value in tests]  # tuples -> lists, as workers report
         for code in programs:
             batch.cases[len(batch.codes)] = [None] * len(tests)
             batch.codes.append(code)
@@ -294,6 +291,17 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
             batch.args.append(args)
             batch.expected.append(expected)
     return batch
+
+
+def _make_folder(batch: _Batch) -> None:
+    """A fresh folder: work/ (the worker's, under its user id), classes/, private/ (ours only)."""
+    batch.folder = Path(tempfile.mkdtemp(prefix="kaser-sandbox-"))
+    batch.folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
+    batch.uid = isolation.fresh_uid() if isolation.isolation().own_uid else None
+    for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
+        (batch.folder / name).mkdir(mode=mode)
+    if batch.uid is not None:
+        os.chown(batch.folder / "work", batch.uid, batch.uid)
 
 
 def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict:
@@ -375,20 +383,29 @@ def _javac(files: dict[int, Path], out: Path, lines: dict[int, int], limits: Lim
     return blamed | _javac(rest, out, lines, limits)
 
 
+_harness_lock = threading.Lock()
+
+
 @functools.cache
-def _harness() -> Path:
+def _harness_folder() -> Path:
     """KaserHarness compiled once per process into a folder every sandbox user may read."""
     folder = Path(tempfile.mkdtemp(prefix="kaser-java-harness-"))
+    atexit.register(shutil.rmtree, folder, True)
     source = folder / f"{java_harness.HARNESS_CLASS}.java"
     source.write_text(java_harness.HARNESS_SOURCE, encoding="utf-8")
-    run = subprocess.run(["javac", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(folder), str(source)],
-                         capture_output=True, text=True, env=isolation.ENV)
+    run = subprocess.run(["javac", *(f"-J{flag}" for flag in _JVM_FLAGS), "-nowarn", "-Xlint:none", "-encoding",
+                          "UTF-8", "-d", str(folder), str(source)], capture_output=True, text=True, env=isolation.ENV)
     if run.returncode != 0:
         raise RuntimeError(f"the Java harness does not compile: {run.stdout}{run.stderr}")
     folder.chmod(0o755)
     for path in folder.iterdir():
         path.chmod(0o644)
     return folder
+
+
+def _harness() -> Path:
+    with _harness_lock:  # problems may run in parallel threads; compile it once
+        return _harness_folder()
 
 
 def _compile_java(batch: _Batch) -> None:
@@ -447,13 +464,15 @@ def run_problems(language: str, problems: Sequence[tuple[str, Sequence[str], Seq
     if language == "java" and not java_available():
         return [_no_jdk(len(programs)) for _, programs, _ in problems]
     batch = _new_batch(language, problems, limits)
-    try:
-        if batch.codes and language == "java":
-            _run_java(batch)
-        elif batch.codes:
-            _run_python(batch, "run" if any(batch.args) else "compile")
-    finally:
-        shutil.rmtree(batch.folder, ignore_errors=True)
+    if batch.codes:
+        _make_folder(batch)
+        try:
+            if language == "java":
+                _run_java(batch)
+            else:
+                _run_python(batch, "run" if any(batch.args) else "compile")
+        finally:
+            shutil.rmtree(batch.folder, ignore_errors=True)
     results = [ProgramResult(batch.compiled[p], tuple(batch.diagnostics[p]),
                              tuple(batch.cases[p]) if batch.compiled[p] else ())
                for p in range(len(batch.codes))]
