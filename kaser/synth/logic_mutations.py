@@ -63,7 +63,8 @@ def _is_index(node: Node, language: str) -> bool:
 
 
 def division_by_zero(language: str) -> Operator:
-    """The guard before a division left out, or the counter that becomes the divisor never counted."""
+    """The guard before a division left out, the counter that becomes the divisor never counted, or
+    a divisor that starts at 0 (`for (int d = 0; ...) if (n % d == 0)`)."""
     def operator(code, rng):
         root = parse(code, language)
         divisions = [n for n in find(root, "binary_expression", "binary_operator")
@@ -81,8 +82,32 @@ def division_by_zero(language: str) -> Operator:
             for step in _increments(root, language, name):
                 if not _loop_condition_uses(step, name) and _removable(step, language):
                     edits.append([delete_lines(code, step)])
+            edits.extend([edit] for edit in _start_at_zero(root, language, name))
         return pick(code, rng, edits)
     return operator
+
+
+def _start_at_zero(root: Node, language: str, name: str) -> list:
+    """Edits starting a divisor at 0: `int d = 2` -> `int d = 0`, `range(2, n)` -> `range(n)`."""
+    edits = []
+    if language == "java":
+        for declarator in find(root, "variable_declarator"):
+            value = field(declarator, "value")
+            if text(field(declarator, "name")) == name and value is not None \
+                    and value.type == "decimal_integer_literal" and text(value) != "0":
+                edits.append((value.start_byte, value.end_byte, "0"))
+        return edits
+    for assignment in find(root, "assignment"):
+        value = field(assignment, "right")
+        if text(field(assignment, "left")) == name and value is not None \
+                and value.type == "integer" and text(value) != "0":
+            edits.append((value.start_byte, value.end_byte, "0"))
+    for loop in find(root, "for_statement"):
+        args = range_arguments(field(loop, "right")) if field(loop, "right") is not None else []
+        if text(field(loop, "left")) == name and args and len(args[0]) == 2 \
+                and args[0][0].type == "integer" and text(args[0][0]) != "0":
+            edits.append((args[0][0].start_byte, args[0][1].start_byte, ""))
+    return edits
 
 
 def _guard(statement: Node, language: str) -> bool:
@@ -124,7 +149,7 @@ def _loop_condition_uses(statement: Node, name: str) -> bool:
 # --- Logical ---------------------------------------------------------------------------------------
 
 def infinite_loop(language: str) -> Operator:
-    """The update of a while loop's variable left out (`i++` missing), or a Java for without its update."""
+    """The update of a while loop's variable left out (`i++` missing)."""
     def operator(code, rng):
         root = parse(code, language)
         edits = []
@@ -135,11 +160,6 @@ def infinite_loop(language: str) -> Operator:
                     inner_loops = [a for a in ancestors(step) if a.type in ("while_statement", "for_statement")]
                     if inner_loops and inner_loops[0] == loop and _removable(step, language):
                         edits.append([delete_lines(code, step)])
-        if language == "java":
-            for loop in find(root, "for_statement"):
-                update = field(loop, "update")
-                if update is not None and update.type == "update_expression":
-                    edits.append([(update.start_byte, update.end_byte, "")])
         return pick(code, rng, edits)
     return operator
 

@@ -41,6 +41,7 @@ class ErrorType:
     label: str                          # key of kaser.taxonomy.STANDARD_ERRORS
     kcs: tuple[str, ...]                # weak mastery of these KCs makes the error likely
     operators: Mapping[str, Operator]   # language -> operator
+    weight: float = 1.0                 # frequency relative to other errors of its category
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -96,6 +97,7 @@ def python_indentation_error(code, rng):
     """Over-indent a later statement of a block, or pull the first one back to its header."""
     root = parse(code, "python")
     data = code.encode()
+    unit = min((len(indentation(code, b)) for b in find(root, "block") if indentation(code, b)), default=4)
     edits = []
     for block in find(root, "block"):
         for i, statement in enumerate(statements(block)):
@@ -103,8 +105,8 @@ def python_indentation_error(code, rng):
             if data[start:statement.start_byte].strip():
                 continue   # shares its line with something else
             indent = indentation(code, statement)
-            if i > 0:
-                edits.append([(start, statement.start_byte, indent + "  ")])
+            if i > 0:   # half a level more: a column no block uses
+                edits.append([(start, statement.start_byte, indent + " " * max(1, unit // 2))])
             elif block.parent is not None and block.parent.start_point[0] < statement.start_point[0]:
                 edits.append([(start, statement.start_byte, indentation(code, block.parent))])
     return pick(code, rng, edits)
@@ -306,8 +308,9 @@ def python_uninitialized_variable(code, rng):
         first = name not in seen and name not in params
         seen.add(name)
         block = statement.parent
+        value = field(assignment, "right")
         if first and block.type == "block" and len(statements(block)) > 1 \
-                and field(assignment, "right").type in _LITERALS \
+                and value is not None and value.type in _LITERALS \
                 and _first_later_use_reads(root, "python", name, statement.end_byte):
             edits.append([delete_lines(code, statement)])
     return pick(code, rng, edits)
@@ -342,7 +345,8 @@ CATALOGUE: dict[str, ErrorType] = {e.label: e for e in (
               {"java": java_uninitialized_variable, "python": python_uninitialized_variable}),
     ErrorType("Index out of bounds", ("array indexing", "string indexing", "string length"), _both(index_out_of_bounds)),
     ErrorType("Division by zero", ("arithmetic", "modulo"), _both(division_by_zero)),
-    ErrorType("Infinite loop", ("while loops", "for loops"), _both(infinite_loop)),
+    # rare in first submissions, and each hanging program costs the sandbox a timeout per test
+    ErrorType("Infinite loop", ("while loops", "for loops"), _both(infinite_loop), weight=0.25),
     ErrorType("Off-by-one error", ("for loops", "while loops", "nested loops", "array indexing"), _both(off_by_one)),
     ErrorType("Integer division", ("arithmetic",), _both(integer_division)),
     ErrorType("Wrong boolean operator", ("boolean operators", "boolean logic"), _both(wrong_boolean_operator)),
