@@ -276,7 +276,7 @@ def _first_later_use_reads(root: Node, language: str, name: str, after: int) -> 
 
 # Initial values a student forgets to write: `int count = 0;` -> `int count;`
 _LITERALS = ("decimal_integer_literal", "decimal_floating_point_literal", "string_literal", "true", "false",
-             "integer", "float", "string", "list", "array_initializer")
+             "integer", "float", "string")
 
 
 def java_uninitialized_variable(code, rng):

@@ -5,10 +5,10 @@ of each catalogued error given that mastery, an order of problems, and a persona
     code = style_code(reference, "java", population[0].style)
 
 Model (all draws from the caller's numpy Generator, so a seed fixes everything):
-- mastery_k = sigmoid(ability + ease_k + noise_k): ability ~ N(0, 0.8) per student, ease_k ~ N(-0.3, 0.5)
+- mastery_k = sigmoid(ability + ease_k + noise_k): ability ~ N(0, 0.8) per student, ease_k ~ N(-0.6, 0.5)
   per KC and dataset (some KCs are harder for everyone), noise ~ N(0, 0.6) per student and KC.
 - after an attempt, every KC of the problem moves toward 1 by the student's learn rate
-  (m <- m + r (1 - m), r ~ Beta(2, 14), mean 0.125): BKT's learning transition with a continuous state.
+  (m <- m + r (1 - m), r ~ Beta(2, 20), mean 0.09): BKT's learning transition with a continuous state.
 - an error type is possible on a problem when its KCs meet the problem's KCs; its chance is
   base(category) * weight(error) * (1 - m)^GAMMA with m the weakest mastery among those shared KCs.
 - order: course order (the bank order of the chosen problems) with Gaussian jitter of 2 positions;
@@ -63,12 +63,12 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 def draw_students(count: int, kc_vocabulary: list[str], n_problems: int,
                   rng: np.random.Generator) -> list[Student]:
     """`count` students with priors over `kc_vocabulary` and attempt orders over `n_problems`."""
-    ease = rng.normal(-0.3, 0.5, size=len(kc_vocabulary))
+    ease = rng.normal(-0.6, 0.5, size=len(kc_vocabulary))
     students = []
     for index in range(count):
         ability = rng.normal(0.0, 0.8)
         mastery = _sigmoid(ability + ease + rng.normal(0.0, 0.6, size=len(kc_vocabulary)))
-        learn_rate = rng.beta(2.0, 14.0)
+        learn_rate = rng.beta(2.0, 20.0)
         skip = rng.beta(2.0, 14.0)
         keys = np.arange(n_problems) + rng.normal(0.0, ORDER_JITTER, size=n_problems)
         attempted = rng.random(n_problems) >= skip
