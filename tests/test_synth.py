@@ -16,7 +16,8 @@ import polars as pl
 import pytest
 
 from kaser import InputError, sandbox
-from kaser.synth import bank, generate, synth_command, write
+from kaser.data import kc_vocabulary, validate_problems, validate_submissions, write_dataset
+from kaser.synth import bank, generate, synth_command
 from kaser.synth.bank import KC_VOCABULARY
 from kaser.synth.execution import run_problems, shows
 from kaser.synth.mutations import CATALOGUE
@@ -196,6 +197,7 @@ SUBMISSION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "step": p
 
 
 def _check_contract(problems: pl.DataFrame, submissions: pl.DataFrame, language: str) -> None:
+    validate_submissions(submissions, validate_problems(problems))     # the project's own checks
     assert dict(problems.schema) == PROBLEM_SCHEMA
     assert dict(submissions.schema) == SUBMISSION_SCHEMA
     assert problems["problem_id"].to_list() == sorted(problems["problem_id"])
@@ -205,7 +207,7 @@ def _check_contract(problems: pl.DataFrame, submissions: pl.DataFrame, language:
         for case in tests:
             assert isinstance(json.loads(case["input"]), list)
             json.loads(case["expected"])
-    vocabulary = sorted({kc for kcs in problems["kcs"] for kc in kcs})
+    vocabulary = kc_vocabulary(problems)
     assert submissions.select("student_id", "step").rows() == sorted(submissions.select("student_id", "step").rows())
     assert set(submissions["problem_id"]) <= set(problems["problem_id"])
     assert (submissions["correct"] == (submissions["score"] == 1.0)).all()
@@ -238,9 +240,9 @@ def test_java_dataset_follows_the_contract():
 
 
 def test_same_seed_gives_identical_files_and_another_seed_other_data(python_data, tmp_path):
-    write(*python_data, tmp_path / "a")
-    write(*generate("python", 12, 6, seed=5), tmp_path / "b")
-    write(*generate("python", 12, 6, seed=6), tmp_path / "c")
+    write_dataset(tmp_path / "a", *python_data)
+    write_dataset(tmp_path / "b", *generate("python", 12, 6, seed=5))
+    write_dataset(tmp_path / "c", *generate("python", 12, 6, seed=6))
     for name in ("problems.parquet", "submissions.parquet"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert (tmp_path / "a" / "submissions.parquet").read_bytes() != (tmp_path / "c" / "submissions.parquet").read_bytes()

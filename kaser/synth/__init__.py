@@ -20,6 +20,10 @@ How the truth is kept true:
    out, not seen in practice), the submission is written correct with no errors.
 3. Java data needs a JDK, because scores come from running the code; there is no fallback that
    guesses scores.
+
+The paper has no synthetic data; this generator is the project's own ground truth (DESIGN.md,
+"The synthetic benchmark"), so annotators, knowledge tracing and simulators can be scored against
+errors and mastery that are known.
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from kaser import InputError
+from kaser.data import PROBLEM_SCHEMA, SUBMISSION_SCHEMA, SYNTHETIC_SCHEMA, write_dataset
 from kaser.sandbox import java_available
 from kaser.synth.bank import BankProblem
 from kaser.synth.execution import run_problems, score, shows
@@ -133,15 +137,15 @@ def _plan(student: Student, chosen: list[BankProblem], kc_vocabulary: list[str],
                 if shared and language in error.operators else 0.0
             if rng.random() < chance:
                 drawn.append(error.label)
-        if len(drawn) > MAX_ERRORS:
-            drawn = sorted(rng.choice(drawn, size=MAX_ERRORS, replace=False).tolist(),
-                           key=list(CATALOGUE).index)
         operator_seed = int(rng.integers(2**62))
-        for label in drawn:
+        for label in drawn:     # an error without a site in this code does not happen
             attempt.seeds[label] = f"{operator_seed}:{label}"
             mutated = CATALOGUE[label].apply(attempt.clean, language, random.Random(attempt.seeds[label]))
             if mutated is not None:
                 attempt.planned.append((label, mutated))
+        if len(attempt.planned) > MAX_ERRORS:
+            keep = sorted(rng.choice(len(attempt.planned), size=MAX_ERRORS, replace=False).tolist())
+            attempt.planned = [attempt.planned[k] for k in keep]
         attempts.append(attempt)
         mastery = practise(mastery, [kc_index[kc] for kc in problem.kcs], student.learn_rate)
     return attempts
@@ -171,8 +175,7 @@ def _final(problem: BankProblem, attempt: Attempt, results: dict, language: str)
 
 
 def _problems_frame(chosen: list[BankProblem], language: str) -> pl.DataFrame:
-    test_type = pl.List(pl.Struct({"input": pl.String, "expected": pl.String}))
-    frame = pl.DataFrame({
+    return pl.DataFrame({
         "problem_id": [p.problem_id for p in chosen],
         "language": [language] * len(chosen),
         "statement": [p.statement for p in chosen],
@@ -180,24 +183,11 @@ def _problems_frame(chosen: list[BankProblem], language: str) -> pl.DataFrame:
         "tests": [[{"input": json.dumps(list(args)), "expected": json.dumps(expected)} for args, expected in p.tests]
                   for p in chosen],
         "reference": [p.references[0] for p in chosen],
-    }, schema={"problem_id": pl.String, "language": pl.String, "statement": pl.String,
-               "kcs": pl.List(pl.String), "tests": test_type, "reference": pl.String})
-    return frame.sort("problem_id")
+    }, schema=PROBLEM_SCHEMA).sort("problem_id")
 
 
 def _submissions_frame(rows: list[dict]) -> pl.DataFrame:
-    schema = {"student_id": pl.String, "problem_id": pl.String, "step": pl.Int64, "code": pl.String,
-              "score": pl.Float64, "correct": pl.Boolean, "true_errors": pl.List(pl.String),
-              "true_mastery": pl.List(pl.Float64)}
-    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
-
-
-def write(problems: pl.DataFrame, submissions: pl.DataFrame, out: str | Path) -> None:
-    """Write problems.parquet and submissions.parquet into `out` (created if missing)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    problems.write_parquet(out / "problems.parquet")
-    submissions.write_parquet(out / "submissions.parquet")
+    return pl.DataFrame(rows, schema=SUBMISSION_SCHEMA | SYNTHETIC_SCHEMA, orient="row")
 
 
 def summary(problems: pl.DataFrame, submissions: pl.DataFrame) -> str:
@@ -213,5 +203,5 @@ def summary(problems: pl.DataFrame, submissions: pl.DataFrame) -> str:
 def synth_command(args) -> None:
     """`kaser synth --language L --students N --problems M --seed S --out DIR`."""
     problems, submissions = generate(args.language, args.students, args.problems, args.seed)
-    write(problems, submissions, args.out)
+    write_dataset(args.out, problems, submissions)
     print(f"wrote {args.out}/problems.parquet and submissions.parquet: {summary(problems, submissions)}")
