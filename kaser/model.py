@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from kaser import InputError
@@ -36,6 +37,14 @@ BUNDLED_MODELS = {
 DEFAULT_BASE = "smollm2-135m-instruct-gguf"
 POINTER_FILE = "kaser_base.json"   # in a materialised folder whose weights live elsewhere
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    """params.yaml `model`: the base LLM, its compute dtype, and the test fold of the run."""
+    base: str = DEFAULT_BASE
+    dtype: str = "auto"
+    fold: int = 0
 
 
 def bundled_gguf(base: str) -> Path:

@@ -1,6 +1,8 @@
 """Sampling student code: K completions per student-problem pair from a base model + LoRA adapter.
 
-    python stages/generate.py synthetic-java     # the DVC stage: data/<ds>/predictions/<method>.parquet
+    python stages/generate.py synthetic-java kaser   # the DVC stage: data/<ds>/predictions/kaser.parquet
+
+    predictions = predict("models/base", "models/synthetic-java/grpo", pairs, params, "kaser")
 
 Two backends, one result (`sample_completions` -> K texts per prompt):
 - `transformers` (CPU default): prompts sorted by length and generated in batches with LEFT
@@ -24,6 +26,7 @@ from tqdm import tqdm
 
 from kaser import InputError
 from kaser.rewards import completion_code
+from kaser.student_prompt import pair_messages
 
 BACKENDS = ("transformers", "vllm")
 PREDICTION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "sample": pl.Int64,
@@ -140,3 +143,14 @@ def prediction_rows(pairs: pl.DataFrame, completions: list[list[str]], method: s
                                                pairs["problem_id"].to_list(), completions)
             for sample, text in enumerate(texts)]
     return pl.DataFrame(rows, schema=PREDICTION_SCHEMA)
+
+
+def predict(model_path, adapter, pairs: pl.DataFrame, params: GenerateParams, method: str,
+            dtype: str = "auto") -> pl.DataFrame:
+    """K samples for every row of a `student_pairs` table, as `prediction_rows`."""
+    from kaser.model import load_tokenizer
+    tokenizer = load_tokenizer(model_path)
+    prompts = [tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+               for messages in pair_messages(pairs)]
+    return prediction_rows(pairs, sample_completions(model_path, adapter, prompts, params, dtype),
+                           method)

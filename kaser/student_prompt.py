@@ -4,6 +4,7 @@ sampling and `kaser simulate` (paper §3.2, Table 14).
     messages = build_messages(statement, ["loops", "arrays"], [0.2, 0.9], "java")
     text = build_prompt_text(tokenizer, statement, ["loops", "arrays"], [0.2, 0.9], "java")
     pairs = student_pairs(problems, submissions, mastery, students)   # rows prompts are built from
+    pairs = read_pairs("data/synthetic-java", fold=0, split="train")   # the same from a folder
 
 The wording is the authors' (umass-ml4ed/code_personalization, `grpo.py`,
 `load_student_ability_dataset`): a system message, then the user message "Problem: {p}" and
@@ -27,6 +28,7 @@ Departures from the authors' code, and why:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import polars as pl
 
@@ -133,3 +135,38 @@ def pair_messages(pairs: pl.DataFrame) -> list[list[dict[str, str]]]:
     """The prompt messages of every row of a `student_pairs` table."""
     return [build_messages(row["statement"], row["kcs"], row["mastery"], row["language"])
             for row in pairs.iter_rows(named=True)]
+
+
+def fold_students(folds: dict, fold: int, split: str) -> list[str]:
+    """Students of test fold `fold` ("test") or of all other folds ("train"), from folds.json.
+
+    >>> fold_students({"by_student": [["a"], ["b", "c"]]}, 1, "train")
+    ['a']
+    """
+    by_student = folds.get("by_student") or []
+    if not 0 <= fold < len(by_student):
+        raise InputError(f"fold {fold} does not exist; folds.json has {len(by_student)} folds by "
+                         "student", file="folds.json")
+    if split == "test":
+        return sorted(by_student[fold])
+    if split == "train":
+        return sorted(s for number, members in enumerate(by_student) if number != fold
+                      for s in members)
+    raise ValueError(f"split must be 'train' or 'test', not {split!r}")
+
+
+def read_pairs(folder, fold: int, split: str) -> pl.DataFrame:
+    """`student_pairs` of a dataset folder (problems, submissions, folds.json, mastery.parquet)."""
+    from kaser.data import read_dataset, read_folds
+
+    folder = Path(folder)
+    problems, submissions = read_dataset(folder)
+    students = fold_students(read_folds(folder / "folds.json"), fold, split)
+    path = folder / "mastery.parquet"
+    if not path.is_file():
+        raise InputError("not found; run the knowledge stage first", file=path)
+    mastery = pl.read_parquet(path)
+    missing = {"student_id", "problem_id", "mastery"} - set(mastery.columns)
+    if missing:
+        raise InputError("missing from mastery", file=path, column=", ".join(sorted(missing)))
+    return student_pairs(problems, submissions, mastery, students)

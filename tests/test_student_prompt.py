@@ -97,3 +97,30 @@ def test_student_pairs_fail_without_mastery():
     problems, submissions, mastery = _tables()
     with pytest.raises(InputError, match="mastery.parquet: no row for student s2, problem p1"):
         student_pairs(problems, submissions, mastery.filter(pl.col("student_id") == "s1"), ["s2"])
+
+
+def test_fold_students_split_by_test_fold():
+    from kaser.student_prompt import fold_students
+    folds = {"by_student": [["a", "d"], ["b"], ["c"]]}
+    assert fold_students(folds, 0, "test") == ["a", "d"]
+    assert fold_students(folds, 0, "train") == ["b", "c"]
+    with pytest.raises(InputError, match="fold 3 does not exist; folds.json has 3 folds"):
+        fold_students(folds, 3, "train")
+
+
+def test_read_pairs_from_a_dataset_folder(tmp_path):
+    from kaser.data import write_dataset, write_folds
+    from kaser.student_prompt import read_pairs
+    problems, submissions, mastery = _tables()
+    from kaser.data import TEST_CASE
+    problems = problems.with_columns(pl.lit(None, dtype=pl.List(TEST_CASE)).alias("tests"),
+                                     pl.lit(None, dtype=pl.String).alias("reference"))
+    submissions = submissions.with_columns(pl.lit(1.0).alias("score"), pl.lit(True).alias("correct"))
+    write_dataset(tmp_path, problems, submissions)
+    write_folds(tmp_path / "folds.json", {"seed": 0, "by_student": [["s1"], ["s2"]],
+                                          "by_problem": [["p1"], ["p2"]]})
+    with pytest.raises(InputError, match="mastery.parquet: not found; run the knowledge stage"):
+        read_pairs(tmp_path, 1, "train")
+    mastery.write_parquet(tmp_path / "mastery.parquet")
+    assert read_pairs(tmp_path, 1, "train")["student_id"].to_list() == ["s1", "s1"]
+    assert read_pairs(tmp_path, 1, "test")["code"].to_list() == ["a-b"]

