@@ -14,8 +14,9 @@ HARNESS_SOURCE is compiled once per process (kaser.sandbox does it) and run as
     test <JSON array of arguments>           (the cases of the program above it)
 
 and the harness prints JSON lines like kaser/python_worker.py does ("ready", one line per case,
-"restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets its own class
-loader (so static state dies with it), each case its own thread with a time limit. A
+"restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets
+its own class loader (so static state dies with it); cases run one at a time on a case thread
+with a time limit, which is stopped and replaced when a case runs out of time. A
 SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) refuses student code: System.exit
 (reported as status "exit"), starting processes, sockets, links, writes and deletions outside
 the working directory, reads under /proc and /sys, replacing System.out, and reading the
@@ -92,6 +93,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
 import java.security.Permission;
 import java.util.*;
+import java.util.concurrent.*;
 
 public final class KaserHarness {
     static final class StudentLoader extends URLClassLoader {
@@ -144,6 +146,38 @@ public final class KaserHarness {
         synchronized String take() { String s = kept.toString(StandardCharsets.UTF_8); kept.reset(); return s; }
     }
 
+    /** The thread that runs the cases, kept until a case has to be stopped. */
+    static final class Runner {
+        final ThreadGroup group = new ThreadGroup("kaser-cases");
+        final SynchronousQueue<Runnable> work = new SynchronousQueue<>();
+        long stackBytes;
+        Thread thread;
+
+        /** Runs body on the case thread; false when it ran out of time (the thread is then stopped). */
+        boolean run(Runnable body, long timeoutMs) throws InterruptedException {
+            if (thread == null) {
+                thread = new Thread(group, () -> {
+                    while (true) {
+                        try { Thread.interrupted(); work.take().run(); }
+                        catch (InterruptedException e) { }  // student code interrupted us: wait again
+                    }
+                }, "kaser-case", stackBytes);
+                thread.setDaemon(true);
+                thread.start();
+            }
+            CountDownLatch done = new CountDownLatch(1);
+            work.put(() -> { try { body.run(); } finally { done.countDown(); } });
+            if (done.await(timeoutMs, TimeUnit.MILLISECONDS)) return true;
+            try { thread.stop(); } catch (UnsupportedOperationException e) { }
+            thread.join(500);
+            thread = null;
+            return false;
+        }
+
+        boolean alone() { return group.activeCount() <= (thread == null ? 0 : 1); }
+    }
+
+    static final Runner RUNNER = new Runner();
     static final Capture CAPTURE = new Capture();
     static Writer results;
     static boolean restart;  // the JVM is no longer clean: a case left threads behind
@@ -151,7 +185,7 @@ public final class KaserHarness {
     static void emit(String line) throws IOException { results.write(line + "\n"); results.flush(); }
 
     public static void main(String[] argv) throws Exception {
-        long timeoutMs = 2000, stackBytes = 16 << 20;
+        long timeoutMs = 2000;
         int firstCase = 0;
         List<String[]> programs = new ArrayList<>();  // {index, class, entry}
         List<List<String>> tests = new ArrayList<>();
@@ -160,7 +194,7 @@ public final class KaserHarness {
             switch (kv[0]) {
                 case "timeout_ms": timeoutMs = Long.parseLong(kv[1]); break;
                 case "output_chars": CAPTURE.limit = Integer.parseInt(kv[1]); break;
-                case "stack_bytes": stackBytes = Long.parseLong(kv[1]); break;
+                case "stack_bytes": RUNNER.stackBytes = Long.parseLong(kv[1]); break;
                 case "first_case": firstCase = Integer.parseInt(kv[1]); break;
                 case "program": programs.add(kv[1].split(" ")); tests.add(new ArrayList<>()); break;
                 case "test": tests.get(tests.size() - 1).add(kv[1]); break;
@@ -188,7 +222,7 @@ public final class KaserHarness {
                 String record;
                 try {
                     record = problem != null ? exception("NoClassDefFoundError", problem)
-                        : runCase(k, entry, tests.get(i).get(c), timeoutMs, stackBytes);
+                        : runCase(k, entry, tests.get(i).get(c), timeoutMs);
                 } catch (RuntimeException e) {
                     record = exception("IllegalArgumentException", "bad test case: " + e);
                 } catch (Error e) {  // e.g. no thread can be started any more: a fresh JVM retries
@@ -229,7 +263,7 @@ public final class KaserHarness {
         return plain.newInstance();
     }
 
-    static String runCase(Class<?> k, String entry, String testJson, long timeoutMs, long stackBytes) throws Exception {
+    static String runCase(Class<?> k, String entry, String testJson, long timeoutMs) throws Exception {
         List<?> args = (List<?>) new Json(testJson).value();
         Method m = findEntry(k, entry, args.size());
         if (m == null)
@@ -244,8 +278,7 @@ public final class KaserHarness {
         m.setAccessible(true);
         Object[] outcome = new Object[2];
         exitStatus = null;
-        ThreadGroup group = new ThreadGroup("kaser-case");
-        Thread t = new Thread(group, () -> {
+        boolean finished = RUNNER.run(() -> {
             try {
                 Object target = Modifier.isStatic(m.getModifiers()) ? null : instance(m.getDeclaringClass());
                 outcome[1] = m.invoke(target, converted);
@@ -255,17 +288,9 @@ public final class KaserHarness {
             } catch (Throwable e) {
                 outcome[0] = "raised"; outcome[1] = e;
             }
-        }, "kaser-case", stackBytes);
-        t.setDaemon(true);
-        t.start();
-        t.join(timeoutMs);
-        if (t.isAlive()) {
-            try { t.stop(); } catch (UnsupportedOperationException e) { }
-            t.join(500);
-            restart = group.activeCount() > 0;
-            return "\"status\":\"timeout\",\"detail\":\"time limit exceeded\"";
-        }
-        restart = group.activeCount() > 0;  // threads the student started are still running
+        }, timeoutMs);
+        restart = !RUNNER.alone();  // threads the student started are still running
+        if (!finished) return "\"status\":\"timeout\",\"detail\":\"time limit exceeded\"";
         if (exitStatus != null)
             return "\"status\":\"exit\",\"detail\":" + quote("System.exit(" + exitStatus + ")");
         if ("returned".equals(outcome[0])) {

@@ -30,7 +30,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -295,7 +294,7 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
 
 def _make_folder(batch: _Batch) -> None:
     """A fresh folder: work/ (the worker's, under its user id), classes/, private/ (ours only)."""
-    batch.folder = Path(tempfile.mkdtemp(prefix="kaser-sandbox-"))
+    batch.folder = isolation.scratch_folder("kaser-sandbox-")
     batch.folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
     batch.uid = isolation.fresh_uid() if isolation.isolation().own_uid else None
     for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
@@ -348,26 +347,19 @@ _JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-D
 
 
 def _javac(files: dict[int, Path], out: Path, lines: dict[int, int], limits: Limits) -> dict[int, list[Diagnostic]]:
-    """Compile in as few javac runs as possible; diagnostics of the programs that fail.
+    """Compile in few javac runs; {program: diagnostics} of the programs that do not compile.
 
-    javac writes no class file while any source has an error, and stops after parsing when one
-    has a syntax error, so: compile all, drop the ones it blames, compile the rest again (at most
-    three rounds: parse, attribution, flow). A run that fails without blaming anyone (javac
-    crashed or timed out) is split in halves until the culprit is alone.
+    1. All files at once, told to go on through attribution and flow analysis after errors
+       (plain javac stops flow analysis at the first error, so 300 "missing return" programs
+       would cost 300 runs). javac writes no class file while any source has an error, so
+    2. the programs it blames are parsed again on their own: one with a syntax error keeps only
+       its syntax errors, as javac would report for it alone (the rest are echoes of recovery);
+    3. the others are compiled again, now cleanly, for their class files.
+    A run that fails without blaming anyone (javac crashed or timed out) is split in halves.
     """
     if not files:
         return {}
-    empty = out.parent / "empty"
-    empty.mkdir(exist_ok=True)
-    argv = ["javac", *(f"-J{flag}" for flag in _JVM_FLAGS), "-encoding", "UTF-8", "-nowarn", "-Xlint:none",
-            "-Xmaxerrs", "100000", "-proc:none", "-implicit:none", "-cp", str(empty), "-sourcepath", str(empty),
-            "-d", str(out), *map(str, files.values())]
-    try:
-        run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=isolation.ENV, cwd=out.parent,
-                             timeout=limits.startup_s + 0.2 * len(files))
-        returncode, output = run.returncode, run.stdout + run.stderr
-    except subprocess.TimeoutExpired:
-        returncode, output = -1, "javac timed out"
+    returncode, output = _javac_run(files.values(), out, ["-XDshould-stop.ifError=FLOW"], limits)
     if returncode == 0:
         return {}
     blamed = {p: [Diagnostic(*d) for d in found] for p, found in java_harness.parse_javac(output, lines).items()
@@ -379,8 +371,27 @@ def _javac(files: dict[int, Path], out: Path, lines: dict[int, int], limits: Lim
         keys = sorted(files)
         halves = keys[: len(keys) // 2], keys[len(keys) // 2:]
         return {p: d for half in halves for p, d in _javac({k: files[k] for k in half}, out, lines, limits).items()}
+    parse_only = ["-XDshould-stop.ifError=PARSE", "-XDshould-stop.ifNoError=PARSE"]
+    _, output = _javac_run([files[p] for p in blamed], out, parse_only, limits)
+    for p, found in java_harness.parse_javac(output, lines).items():
+        if p in blamed:
+            blamed[p] = [Diagnostic(*d) for d in found]
     rest = {p: path for p, path in files.items() if p not in blamed}
     return blamed | _javac(rest, out, lines, limits)
+
+
+def _javac_run(files, out: Path, policy: list[str], limits: Limits) -> tuple[int, str]:
+    empty = out.parent / "empty"  # no class or source path: a program sees only itself and the JDK
+    empty.mkdir(exist_ok=True)
+    argv = ["javac", *(f"-J{flag}" for flag in _JVM_FLAGS), *policy, "-encoding", "UTF-8", "-nowarn", "-Xlint:none",
+            "-Xmaxerrs", "1000000", "-proc:none", "-implicit:none", "-cp", str(empty), "-sourcepath", str(empty),
+            "-d", str(out), *map(str, files)]
+    try:
+        run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=isolation.ENV,
+                             cwd=out.parent, timeout=limits.startup_s + 0.2 * len(argv))
+        return run.returncode, run.stdout + run.stderr
+    except subprocess.TimeoutExpired:
+        return -1, "javac timed out"
 
 
 _harness_lock = threading.Lock()
@@ -389,7 +400,7 @@ _harness_lock = threading.Lock()
 @functools.cache
 def _harness_folder() -> Path:
     """KaserHarness compiled once per process into a folder every sandbox user may read."""
-    folder = Path(tempfile.mkdtemp(prefix="kaser-java-harness-"))
+    folder = isolation.scratch_folder("kaser-java-harness-")
     atexit.register(shutil.rmtree, folder, True)
     source = folder / f"{java_harness.HARNESS_CLASS}.java"
     source.write_text(java_harness.HARNESS_SOURCE, encoding="utf-8")
