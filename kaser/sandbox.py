@@ -45,9 +45,9 @@ log = logging.getLogger(__name__)
 class Limits:
     case_timeout_s: float = 2.0     # one test case (and a Python module's top level); then "timeout"
     memory_mb: int = 256            # Python: address space of a worker; Java: heap (-Xmx)
-    java_stack_mb: int = 16         # stack of the thread running one Java case
+    java_stack_mb: int = 16         # stack of the thread that runs Java cases
     processes: int = 128            # processes + threads for one batch (Java needs ~30 itself)
-    file_bytes: int = 16 << 20      # largest file a worker may write, its own result stream included
+    file_bytes: int = 16 << 20      # largest file student code may write
     output_chars: int = 2000        # printed output kept per case
     workers: int = 2                # Python worker processes per batch
     startup_s: float = 60.0         # allowance for a JVM/javac to start on a loaded machine
@@ -164,7 +164,7 @@ class _Batch:
         if record.get("end") or record.get("restart"):
             slot.finish = "end" if record.get("end") else "restart"
         p, c = record.get("p"), record.get("c")
-        if p not in slot.order:
+        if not isinstance(p, int) or p not in self.cases:
             return
         if "compiled" in record and self.compiled.get(p) is None:
             self.compiled[p] = bool(record["compiled"])
@@ -305,8 +305,10 @@ def _make_folder(batch: _Batch) -> None:
 
 def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict:
     # CPU: enough for every case to run to its time limit; the silence watchdog acts sooner.
+    # Files: the student's allowance plus room for the result stream (output escaped as JSON).
+    results = cases * (6 * batch.limits.output_chars + 2000)
     return isolation.rlimits(cpu_s=int(60 + 2 * cases * batch.limits.case_timeout_s),
-                             processes=batch.limits.processes, file_bytes=batch.limits.file_bytes,
+                             processes=batch.limits.processes, file_bytes=batch.limits.file_bytes + results,
                              memory_bytes=batch.limits.memory_mb << 20 if memory else None, uid=batch.uid)
 
 

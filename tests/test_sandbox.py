@@ -134,6 +134,12 @@ def test_python_output_flood_is_capped():
     assert 0 < len(result.cases[0].output) <= FAST.output_chars
 
 
+def test_python_file_size_is_capped():
+    code = "def add(a, b):\n    with open('big.bin', 'wb') as f:\n        f.write(b'x' * (8 << 20))\n    return a + b\n"
+    result = run_beside("python", code, limits=Limits(case_timeout_s=2.0, file_bytes=1 << 20))
+    assert statuses(result) == [("exception", "OSError")] * 2 and "too large" in result.cases[0].detail
+
+
 def test_python_cannot_reach_the_network(listener):
     code = (f"import socket\ndef add(a, b):\n    socket.create_connection(('127.0.0.1', {listener}), timeout=1)\n"
             f"    return a + b\n")
@@ -264,6 +270,15 @@ def test_java_output_flood_is_capped():
     result = run_beside("java", "public int add(int a, int b) { while (true) System.out.println(\"flood\"); }")
     assert [c.status for c in result.cases] == ["timeout"] * 2
     assert 0 < len(result.cases[0].output) <= FAST.output_chars
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_file_size_is_capped():
+    code = ("public int add(int a, int b) throws Exception {\n"
+            "    java.nio.file.Files.write(java.nio.file.Paths.get(\"big.bin\"), new byte[8 << 20]);\n    return a + b;\n}")
+    result = run_beside("java", code, limits=Limits(case_timeout_s=2.0, file_bytes=1 << 20))
+    assert statuses(result) == [("exception", "IOException")] * 2
 
 
 @pytest.mark.java
