@@ -117,7 +117,7 @@ def _install_guard(work):
                 refuse("writing", " outside the working directory")
             if path.startswith(("/proc", "/sys")) or os.path.isdir(path):
                 refuse("opening " + path)
-            if not path.startswith(readable) and path not in ("/dev/null", "/dev/urandom"):
+            if not any(_inside(path, root) for root in readable) and path not in ("/dev/null", "/dev/urandom"):
                 refuse("reading " + path)
 
     sys.addaudithook(hook)

@@ -91,6 +91,12 @@ def test_python_loop_that_swallows_the_timeout_is_killed():
     assert [c.status for c in run_beside("python", code).cases] == ["timeout"] * 2
 
 
+def test_python_that_ignores_the_timer_is_killed_by_the_watchdog():
+    code = "import signal\ndef add(a, b):\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n"
+    result = run_beside("python", code, tests=TESTS[:1], limits=Limits(case_timeout_s=0.5))
+    assert result.cases[0].status == "timeout" and "killed" in result.cases[0].detail
+
+
 def test_python_huge_allocation_is_memory():
     result = run_beside("python", "def add(a, b):\n    return len([0] * 10**10)\n")
     assert statuses(result) == [("memory", "MemoryError")] * 2
