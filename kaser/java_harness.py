@@ -242,14 +242,16 @@ public final class KaserHarness {
         return "\"status\":\"exception\",\"exception\":" + quote(type) + ",\"detail\":" + quote(detail);
     }
 
-    static Method findEntry(Class<?> k, String name, int arity) {
+    /** Methods called `name` taking `arity` parameters, in the class or a class nested in it. */
+    static List<Method> findEntries(Class<?> k, String name, int arity) {
         List<Class<?>> owners = new ArrayList<>();
         owners.add(k);
         owners.addAll(Arrays.asList(k.getDeclaredClasses()));
+        List<Method> found = new ArrayList<>();
         for (Class<?> owner : owners)
             for (Method m : owner.getDeclaredMethods())
-                if (m.getName().equals(name) && m.getParameterCount() == arity) return m;
-        return null;
+                if (m.getName().equals(name) && m.getParameterCount() == arity) found.add(m);
+        return found;
     }
 
     static Object instance(Class<?> k) throws Exception {
@@ -265,23 +267,32 @@ public final class KaserHarness {
 
     static String runCase(Class<?> k, String entry, String testJson, long timeoutMs) throws Exception {
         List<?> args = (List<?>) new Json(testJson).value();
-        Method m = findEntry(k, entry, args.size());
-        if (m == null)
+        List<Method> candidates = findEntries(k, entry, args.size());
+        if (candidates.isEmpty())
             return exception("NoSuchMethodError", "no method " + entry + " taking " + args.size() + " arguments");
+        Method m = null;
         Object[] converted = new Object[args.size()];
-        Type[] types = m.getGenericParameterTypes();
-        try {
-            for (int i = 0; i < converted.length; i++) converted[i] = convert(args.get(i), types[i]);
-        } catch (RuntimeException e) {
-            return exception("IllegalArgumentException", "test input does not fit " + m + ": " + e);
+        RuntimeException misfit = null;
+        for (Method candidate : candidates) {  // overloads: the first whose parameters fit the input
+            Type[] types = candidate.getGenericParameterTypes();
+            try {
+                for (int i = 0; i < converted.length; i++) converted[i] = convert(args.get(i), types[i]);
+                m = candidate;
+                break;
+            } catch (RuntimeException e) {
+                misfit = e;
+            }
         }
-        m.setAccessible(true);
+        if (m == null)
+            return exception("IllegalArgumentException", "test input does not fit " + entry + ": " + misfit);
+        final Method method = m;
+        method.setAccessible(true);
         Object[] outcome = new Object[2];
         exitStatus = null;
         boolean finished = RUNNER.run(() -> {
             try {
-                Object target = Modifier.isStatic(m.getModifiers()) ? null : instance(m.getDeclaringClass());
-                outcome[1] = m.invoke(target, converted);
+                Object target = Modifier.isStatic(method.getModifiers()) ? null : instance(method.getDeclaringClass());
+                outcome[1] = method.invoke(target, converted);
                 outcome[0] = "returned";
             } catch (InvocationTargetException e) {
                 outcome[0] = "raised"; outcome[1] = e.getCause();

@@ -216,6 +216,8 @@ def test_java_argument_and_return_types():
         ("String[]", "public String[] add(String[] xs, long n) { return new String[]{xs[0], \"\" + n}; }",
          [["a"], 7], ["a", "7"]),
         ("static", "public static int[] add(int n, int m) { return new int[]{n, m}; }", [4, 5], [4, 5]),
+        ("overload", "int add(int x) { return x; }\nint add(String s) { return s.length(); }", ["abc"], 3),
+        ("nested class", "public class Solution {\n  public int add(int a) { return a * 2; }\n}", [4], 8),
     ]
     results = run_problems("java", [("add", [code], [(args, expected)]) for _, code, args, expected in cases], FAST)
     for (name, *_), [result] in zip(cases, results):
