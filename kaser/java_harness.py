@@ -42,7 +42,7 @@ def class_name(index: int) -> str:
 def wrap_program(index: int, code: str) -> str:
     """The Java source of program `index`: student line L sits on file line L + 1.
 
-    >>> print(wrap_program(3, "import java.util.List;\\nint f() { return 1; }"))
+    >>> print(wrap_program(3, "import java.util.List;\\nint f() { return 1; }"), end="")
     import java.util.*; import java.util.List; public class Sub3 {
     <BLANKLINE>
     int f() { return 1; }
