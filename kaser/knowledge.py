@@ -25,6 +25,15 @@ Departures from the paper, and why:
 3. The code embedding (384-d for MiniLM) is projected to `projection` dimensions with dropout
    before the LSTM: a few hundred students cannot fit 384 x 4 x hidden input weights.
 4. Training stops early on the loss of a validation share of the training students.
+5. `kc_shrinkage` adds an L2 penalty on each KC's read-out (its row of W and entry of b) minus the
+   mean read-out over KCs: a prior that a student's KCs share a common level unless the data say
+   otherwise. Without it the per-KC levels are weakly identified (a KC's offset can trade against
+   another's in the product) and soak up problem difficulty; on the synthetic data it raises the
+   mastery Spearman from ~0.35 to ~0.5 at the same AUC.
+6. `problem_ease` (default on) multiplies the success chance by sigmoid(e_p), one learned factor per
+   problem shared by all students, so difficulty that is not about KCs (a long problem, a tricky
+   test) is not charged to the problem's KCs. The mastery profile itself is unchanged; a problem
+   the model never saw gets the mean factor.
 """
 
 from __future__ import annotations
@@ -50,15 +59,18 @@ from kaser.kt_baselines import BASELINES, Attempts, prediction_metrics
 
 @dataclass(frozen=True)
 class KnowledgeConfig:
+    """params.yaml `knowledge`; the defaults are the values measured on the synthetic datasets."""
     embedding_backend: str = "sentence-transformers"   # or "hidden-state" (see kaser.embeddings)
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = 64
     projection: int = 32
     hidden_size: int = 64
-    dropout: float = 0.2
+    dropout: float = 0.4
     aggregate: str = "product"        # product | mean of mastery over the next problem's KCs
+    kc_shrinkage: float = 0.03        # L2 pull of each KC's read-out towards the KCs' mean (note 5)
+    problem_ease: bool = True         # a learned success factor per problem (note 6)
     learning_rate: float = 0.005
-    weight_decay: float = 0.0001
+    weight_decay: float = 0.001
     batch_size: int = 32
     max_epochs: int = 100
     patience: int = 10
@@ -77,15 +89,19 @@ class Histories:
 
     table: student_id, problem_id, step, row (position in the submissions given);
     attempts: the same rows as arrays; students: sorted ids (index = Attempts.student);
-    embedding (S, T, E), kcs (S, T, K), correct (S, T), mask (S, T): student-major padding.
+    problems: ids in problems.parquet order (index = Attempts.problem);
+    embedding (S, T, E), kcs (S, T, K), correct (S, T), mask (S, T), problem (S, T): student-major
+    padding.
     """
     table: pl.DataFrame
     attempts: Attempts
     students: list[str]
+    problems: list[str]
     embedding: torch.Tensor
     kcs: torch.Tensor
     correct: torch.Tensor
     mask: torch.Tensor
+    problem: torch.Tensor
 
 
 def _check_kcs(problems: pl.DataFrame) -> None:
@@ -130,9 +146,12 @@ def build_histories(problems: pl.DataFrame, submissions: pl.DataFrame,
     padded_correct[student, position] = correct
     mask = np.zeros((n_students, length), dtype=bool)
     mask[student, position] = True
-    return Histories(table, attempts, students, torch.from_numpy(padded_embedding),
+    padded_problem = np.zeros((n_students, length), dtype=np.int64)
+    padded_problem[student, position] = problem
+    return Histories(table, attempts, students, list(problem_index),
+                     torch.from_numpy(padded_embedding),
                      torch.from_numpy(padded_kcs), torch.from_numpy(padded_correct),
-                     torch.from_numpy(mask))
+                     torch.from_numpy(mask), torch.from_numpy(padded_problem))
 
 
 # --- the model --------------------------------------------------------------------------------
@@ -141,8 +160,10 @@ class KnowledgeTracer(nn.Module):
     """LSTM over (code embedding, KCs, correctness) -> mastery logits over all KCs."""
 
     def __init__(self, embedding_dim: int, n_kcs: int, projection: int = 32,
-                 hidden_size: int = 64, dropout: float = 0.2):
+                 hidden_size: int = 64, dropout: float = 0.2, n_problems: int = 0):
         super().__init__()
+        # optional per-problem ease: a factor sigmoid(e_p) in the success chance shared by all students
+        self.problem_ease = nn.Parameter(torch.full((n_problems,), 2.0)) if n_problems else None
         self.project = nn.Linear(embedding_dim, projection) if embedding_dim else None
         self.dropout = nn.Dropout(dropout)
         input_size = (projection if embedding_dim else 0) + 2 * n_kcs + 1
@@ -150,6 +171,11 @@ class KnowledgeTracer(nn.Module):
         self.initial_hidden = nn.Parameter(torch.zeros(hidden_size))
         self.initial_cell = nn.Parameter(torch.zeros(hidden_size))
         self.mastery = nn.Linear(hidden_size, n_kcs)
+
+    def kc_spread(self) -> torch.Tensor:
+        """Squared distance of each KC's read-out (row of W, entry of b) from the KCs' mean."""
+        readout = torch.cat([self.mastery.weight, self.mastery.bias.unsqueeze(1)], dim=1)
+        return ((readout - readout.mean(0, keepdim=True)) ** 2).sum()
 
     def forward(self, embedding: torch.Tensor, kcs: torch.Tensor,
                 correct: torch.Tensor) -> torch.Tensor:
@@ -166,19 +192,24 @@ class KnowledgeTracer(nn.Module):
         return self.mastery(torch.cat([start, hidden], dim=1))
 
 
-def correct_probability(logits: torch.Tensor, kcs: torch.Tensor, aggregate: str) -> torch.Tensor:
-    """P(attempt t correct) from the profile before it: (B, T), using logits[:, :T] and kcs (B, T, K)."""
+def correct_probability(logits: torch.Tensor, kcs: torch.Tensor, aggregate: str,
+                        ease: torch.Tensor | None = None) -> torch.Tensor:
+    """P(attempt t correct) from the profile before it: (B, T), using logits[:, :T] and kcs (B, T, K);
+    `ease` (B, T), when given, are logits of a per-problem factor."""
     before = logits[:, :kcs.shape[1]]
     if aggregate == "product":
-        return torch.exp((kcs * nn.functional.logsigmoid(before)).sum(-1))
-    if aggregate == "mean":
-        return (kcs * torch.sigmoid(before)).sum(-1) / kcs.sum(-1).clamp(min=1.0)
-    raise InputError(f"unknown aggregate '{aggregate}'; known: {', '.join(AGGREGATES)}")
+        probability = torch.exp((kcs * nn.functional.logsigmoid(before)).sum(-1))
+    elif aggregate == "mean":
+        probability = (kcs * torch.sigmoid(before)).sum(-1) / kcs.sum(-1).clamp(min=1.0)
+    else:
+        raise InputError(f"unknown aggregate '{aggregate}'; known: {', '.join(AGGREGATES)}")
+    return probability if ease is None else probability * torch.sigmoid(ease)
 
 
 def _loss(model: KnowledgeTracer, data: Histories, students: torch.Tensor, aggregate: str):
     logits = model(data.embedding[students], data.kcs[students], data.correct[students])
-    probability = correct_probability(logits, data.kcs[students], aggregate).clamp(1e-6, 1 - 1e-6)
+    ease = model.problem_ease[data.problem[students]] if model.problem_ease is not None else None
+    probability = correct_probability(logits, data.kcs[students], aggregate, ease).clamp(1e-6, 1 - 1e-6)
     mask = data.mask[students]
     return nn.functional.binary_cross_entropy(probability[mask], data.correct[students][mask])
 
@@ -217,7 +248,8 @@ def train_tracer(data: Histories, students: np.ndarray, cfg: KnowledgeConfig,
     fit = torch.from_numpy(np.sort(shuffled[n_validation:]))
     with _deterministic(cfg.seed):
         model = KnowledgeTracer(data.embedding.shape[-1], data.kcs.shape[-1], cfg.projection,
-                                cfg.hidden_size, cfg.dropout)
+                                cfg.hidden_size, cfg.dropout,
+                                len(data.problems) if cfg.problem_ease else 0)
         optimiser = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate,
                                      weight_decay=cfg.weight_decay)
         order = torch.Generator().manual_seed(cfg.seed)
@@ -229,6 +261,8 @@ def train_tracer(data: Histories, students: np.ndarray, cfg: KnowledgeConfig,
             for batch in fit[torch.randperm(len(fit), generator=order)].split(cfg.batch_size):
                 optimiser.zero_grad()
                 loss = _loss(model, data, batch, cfg.aggregate)
+                if cfg.kc_shrinkage:
+                    loss = loss + cfg.kc_shrinkage * model.kc_spread()
                 loss.backward()
                 optimiser.step()
                 epoch_loss.append(loss.item())
@@ -248,6 +282,12 @@ def train_tracer(data: Histories, students: np.ndarray, cfg: KnowledgeConfig,
         bar.close()
         model.load_state_dict(best_state)
         model.eval()
+        if model.problem_ease is not None:   # problems no training student attempted: mean factor
+            seen = torch.zeros(len(data.problems), dtype=torch.bool)
+            trained = torch.from_numpy(np.asarray(students))
+            seen[data.problem[trained][data.mask[trained]]] = True
+            with torch.no_grad():
+                model.problem_ease[~seen] = model.problem_ease[seen].mean()
     return model, history
 
 
@@ -259,7 +299,8 @@ def trace(model: KnowledgeTracer, data: Histories, students: np.ndarray,
     model.eval()
     with torch.no_grad(), _deterministic(0):
         logits = model(data.embedding[index], data.kcs[index], data.correct[index])
-        probability = correct_probability(logits, data.kcs[index], aggregate)
+        ease = model.problem_ease[data.problem[index]] if model.problem_ease is not None else None
+        probability = correct_probability(logits, data.kcs[index], aggregate, ease)
         mask = data.mask[index]
         return (torch.sigmoid(logits[:, :mask.shape[1]])[mask].double().numpy(),
                 probability[mask].double().numpy())
@@ -371,8 +412,8 @@ def train_final_model(problems: pl.DataFrame, submissions: pl.DataFrame, embeddi
     kcs = kc_vocabulary(problems)
     data = build_histories(problems, submissions, embeddings, kcs)
     model, history = train_tracer(data, np.arange(len(data.students)), cfg, desc="KT all students")
-    config = {"kcs": kcs, "embedding_dim": int(data.embedding.shape[-1]), "epochs": len(history),
-              **asdict(cfg)}
+    config = {"kcs": kcs, "problems": problems["problem_id"].to_list(),
+              "embedding_dim": int(data.embedding.shape[-1]), "epochs": len(history), **asdict(cfg)}
     return model, config
 
 
@@ -390,7 +431,8 @@ def load_checkpoint(folder: str | Path) -> tuple[KnowledgeTracer, dict]:
         raise InputError("no KT checkpoint here; run the knowledge stage first", file=folder)
     config = json.loads((folder / "config.json").read_text())
     model = KnowledgeTracer(config["embedding_dim"], len(config["kcs"]), config["projection"],
-                            config["hidden_size"], config["dropout"])
+                            config["hidden_size"], config["dropout"],
+                            len(config["problems"]) if config["problem_ease"] else 0)
     model.load_state_dict(torch.load(folder / "model.pt", weights_only=True))
     return model.eval(), config
 
@@ -421,12 +463,15 @@ def plot_mastery(mastery: pl.DataFrame, submissions: pl.DataFrame, problems: pl.
         if true is not None:
             axes.plot(steps, true[:, j], color=colour, linestyle="--", label=f"{kc} (true)")
     right = rows["correct"].to_numpy()
-    axes.scatter(steps, np.where(right, 1.04, -0.04), c=np.where(right, "tab:green", "tab:red"),
-                 s=18, marker="o", label="attempt correct / incorrect", clip_on=False)
+    axes.scatter(steps[right], np.full(right.sum(), 1.04), color="tab:green", s=18,
+                 label="correct attempt", clip_on=False)
+    axes.scatter(steps[~right], np.full((~right).sum(), -0.04), color="tab:red", s=18, marker="x",
+                 label="incorrect attempt", clip_on=False)
+    fold = rows["fold"][0]
     axes.set(xlabel="step (attempt number in the student's history)",
              ylabel="mastery before the attempt", ylim=(-0.08, 1.08),
-             title=f"Student {student_id}: estimated vs true mastery" if true is not None
-             else f"Student {student_id}: estimated mastery")
+             title=f"Student {student_id}: {'estimated vs true' if true is not None else 'estimated'}"
+                   f" mastery (fold {fold} model, which never saw this student)")
     axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     figure.tight_layout()
     return figure

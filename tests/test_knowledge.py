@@ -139,28 +139,41 @@ def test_report_has_every_model_and_beats_difficulty_on_known_truth(cross_valida
     assert report["spearman"]["n_attempted_kcs"] < report["spearman"]["n_all_kcs"]
 
 
-@pytest.mark.parametrize("aggregate, expected", [
-    ("product", 0.5 * 0.8),            # problem with KCs 0 and 2: product of their mastery
-    ("mean", (0.5 + 0.8) / 2),         # or their mean
+@pytest.mark.parametrize("aggregate, ease, expected", [
+    ("product", None, 0.5 * 0.8),              # problem with KCs 0 and 2: product of their mastery
+    ("mean", None, (0.5 + 0.8) / 2),           # or their mean
+    ("product", 0.0, 0.5 * 0.8 * 0.5),         # times the problem's ease factor sigmoid(0)
 ])
-def test_correct_probability_aggregates_the_next_problems_kcs(aggregate, expected):
-    mastery = torch.tensor([[[0.5, 0.1, 0.8], [0.9, 0.9, 0.9]]])
+def test_correct_probability_aggregates_the_next_problems_kcs(aggregate, ease, expected):
+    mastery = torch.tensor([[[0.5, 0.1, 0.8], [0.9, 0.9, 0.9]]])   # before attempt 0, after it
     logits = torch.log(mastery / (1 - mastery))
     kcs = torch.tensor([[[1.0, 0.0, 1.0]]])
-    assert correct_probability(logits, kcs, aggregate).item() == pytest.approx(expected)
+    ease = None if ease is None else torch.tensor([[ease]])
+    assert correct_probability(logits, kcs, aggregate, ease).item() == pytest.approx(expected)
 
 
-def test_checkpoint_round_trip(synthetic, tmp_path):
+def test_kc_shrinkage_pulls_the_kcs_read_outs_together(synthetic):
+    problems, submissions, _, embeddings = synthetic
+    data = build_histories(problems, submissions, embeddings, KCS)
+    everyone = np.arange(len(data.students))
+    free, _ = train_tracer(data, everyone, FAST)
+    shrunk, _ = train_tracer(data, everyone, replace(FAST, kc_shrinkage=1.0))
+    assert shrunk.kc_spread().item() < 0.5 * free.kc_spread().item()
+
+
+@pytest.mark.parametrize("problem_ease", [False, True])
+def test_checkpoint_round_trip(synthetic, tmp_path, problem_ease):
     problems, submissions, _, embeddings = synthetic
     model, config = train_final_model(problems, submissions, embeddings,
-                                      replace(FAST, max_epochs=2))
+                                      replace(FAST, max_epochs=2, problem_ease=problem_ease))
     save_checkpoint(model, config, tmp_path / "knowledge")
     loaded, loaded_config = load_checkpoint(tmp_path / "knowledge")
     data = build_histories(problems, submissions, embeddings, KCS)
     students = np.arange(3)
     assert loaded_config["kcs"] == KCS
-    assert np.array_equal(trace(model, data, students, "product")[0],
-                          trace(loaded, data, students, "product")[0])
+    for before, after in zip(trace(model, data, students, "product"),
+                             trace(loaded, data, students, "product")):
+        assert np.array_equal(before, after)     # same profiles, same P(correct)
 
 
 def test_mastery_plot_names_its_lines(synthetic, cross_validated):
