@@ -1,0 +1,282 @@
+"""The evaluate stage's work on a hand-made dataset: 3 Python problems, 4 students, K = 2.
+
+Real codes carry a marker comment per error (# OBO, # COLON, # DIV); the fixture's judge reads
+those markers, so a sample's errors are known by construction and every expected value below
+was worked out by hand from the tables in this file.
+"""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from kaser import InputError
+from kaser.evaluation import (EvaluateParams, codebleu_diversity, MethodResult, evaluate_dataset, judge_predictions,
+                              pair_fold_values, pair_table, paired_t_test, problem_fold_values,
+                              problem_table, read_predictions, read_truth, write_json)
+
+OBO, COLON, DIV = "Off-by-one error", "Missing colon", "Division by zero"
+MARKERS = {"# OBO": OBO, "# COLON": COLON, "# DIV": DIV}
+KCS = ["arithmetic", "conditionals", "for loops"]            # kc vocabulary order
+
+PROBLEMS = pl.DataFrame({
+    "problem_id": ["p1", "p2", "p3"], "language": ["python"] * 3,
+    "statement": ["Add a and b.", "Count to n.", "Sign of x."],
+    "kcs": [["arithmetic"], ["for loops"], ["conditionals"]]})
+
+R_A = "def add(a, b):\n    return a + b"
+R_B = "def count(n):\n    return len(range(n + 1))  # OBO"
+R_C = "def add(a, b)\n    return a + b  # COLON"
+R_E = "def add(a, b):\n    return a / 0  # DIV"
+R_F = "def sign(x)\n    return x > 0  # COLON"
+# (student, problem, code, correct, errors, true mastery over KCS)
+REAL = [
+    ("s1", "p1", R_A, True, [], [0.9, 0.9, 0.2]),
+    ("s1", "p2", R_B, False, [OBO], [0.9, 0.9, 0.2]),
+    ("s2", "p1", R_C, False, [COLON], [0.9, 0.3, 0.8]),
+    ("s2", "p2", "def count(n):\n    return n", True, [], [0.9, 0.3, 0.8]),
+    ("s3", "p1", R_E, False, [DIV], [0.1, 0.9, 0.9]),
+    ("s3", "p3", "def sign(x):\n    return 1  # OBO # COLON", False, [OBO, COLON], [0.1, 0.9, 0.9]),
+    ("s4", "p2", "def count(n):\n    return n", True, [], [0.9, 0.9, 0.9]),
+    ("s4", "p3", R_F, False, [COLON], [0.9, 0.9, 0.9]),
+]
+ERROR_LABELS = pl.DataFrame({"category": ["Logical", "Syntax", "Runtime"], "label": [OBO, COLON, DIV],
+                             "count": [3, 3, 1], "cluster": [0, 1, 2], "cluster_label": [OBO, COLON, DIV]})
+CANDIDATES = {"p1": [COLON, DIV, OBO], "p2": [OBO], "p3": [COLON, OBO]}
+
+# split, fold, student, problem, [sample 0, sample 1]
+KASER = [
+    ("student", 0, "s1", "p1", ["", R_A]),                 # A: correct; CodeBLEU 0 then 1
+    ("student", 0, "s1", "p2", [R_B, ""]),                 # B: first sample hits OBO
+    ("student", 0, "s2", "p1", ["x = 1  # DIV", "y = 2  # COLON # OBO"]),   # C: IoU 0, then 1/2
+    ("student", 0, "s2", "p2", ["z = 0  # OBO", ""]),      # D: correct; invents OBO, then none
+    ("student", 1, "s3", "p1", [R_E, R_E]),                # E: exact twice
+    ("student", 1, "s4", "p3", ["", ""]),                  # F: empty code, misses COLON
+    ("problem", 0, "s1", "p1", [R_A, ""]),
+    ("problem", 0, "s2", "p1", ["x = 1  # COLON", "y = 2"]),
+    ("problem", 0, "s3", "p1", ["a = 1  # OBO", ""]),
+    ("problem", 1, "s1", "p2", [R_B, R_B]),
+    ("problem", 1, "s4", "p2", ["", ""]),
+    ("problem", 1, "s3", "p3", ["", ""]),
+]
+PARAMS = EvaluateParams(methods=("kaser", "student_sft"), k_values=(1, 2))
+
+
+def marker_judge(problem_id, codes):
+    """The fixture's judge: a label for every marker comment in the code."""
+    return [{label for marker, label in MARKERS.items() if marker in code} for code in codes]
+
+
+def hash_embed(codes):
+    """2-d toy embedding: [1, 0] for code with a comment, [0, 1] without."""
+    return np.array([[1.0, 0.0] if "#" in code else [0.0, 1.0] for code in codes])
+
+
+def truth():
+    submissions = pl.DataFrame(
+        {"student_id": [r[0] for r in REAL], "problem_id": [r[1] for r in REAL],
+         "code": [r[2] for r in REAL], "correct": [r[3] for r in REAL],
+         "true_mastery": [r[5] for r in REAL]})
+    errors = pl.DataFrame({"student_id": [r[0] for r in REAL], "problem_id": [r[1] for r in REAL],
+                           "errors": [r[4] for r in REAL]}, schema_overrides={"errors": pl.List(pl.String)})
+    return read_truth(PROBLEMS, submissions, errors, ERROR_LABELS)
+
+
+def predictions(rows, method="kaser"):
+    return pl.DataFrame(
+        [{"split": split, "fold": fold, "student_id": s, "problem_id": p, "sample": i,
+          "code": code, "method": method}
+         for split, fold, s, p, codes in rows for i, code in enumerate(codes)],
+        schema={"split": pl.String, "fold": pl.Int64, "student_id": pl.String, "problem_id": pl.String,
+                "sample": pl.Int64, "code": pl.String, "method": pl.String})
+
+
+def judged(rows, method="kaser"):
+    return judge_predictions(predictions(rows, method), CANDIDATES, marker_judge, "markers")[0]
+
+
+@pytest.fixture(scope="module")
+def kaser_pairs():
+    return pair_table(judged(KASER), truth(), (1, 2))
+
+
+@pytest.mark.parametrize("student, problem, expected", [
+    # A: real code correct, samples "" then the real code; both judged error-free
+    ("s1", "p1", {"codebleu@1": 0.0, "codebleu@2": 1.0, "iou_all@1": 1.0, "iou_all@2": 1.0,
+                  "iou_incorrect@1": None, "knowledge_alignment": None}),
+    # B: first sample is the real code with its OBO; only OBO, on a 'for loops' problem the
+    # student masters at 0.2 -> aligned
+    ("s1", "p2", {"codebleu@1": 1.0, "iou_all@1": 1.0, "iou_incorrect@2": 1.0,
+                  "knowledge_alignment": 1.0}),
+    # C: {DIV} vs {COLON} = 0, then {COLON, OBO} vs {COLON} = 1/2; of DIV (arithmetic .9),
+    # COLON (conditionals .3, outside the problem's KCs so all its KCs) and OBO (for loops .8)
+    # only COLON is on a low KC
+    ("s2", "p1", {"iou_incorrect@1": 0.0, "iou_incorrect@2": 0.5, "knowledge_alignment": 1 / 3}),
+    # D: correct code, invented OBO then nothing: IoU over all pairs 0 then 1
+    ("s2", "p2", {"iou_all@1": 0.0, "iou_all@2": 1.0, "iou_incorrect@2": None,
+                  "knowledge_alignment": 0.0}),
+    # F: empty predictions score CodeBLEU 0 and miss the error
+    ("s4", "p3", {"codebleu@2": 0.0, "iou_incorrect@2": 0.0, "knowledge_alignment": None}),
+])
+def test_pair_values(kaser_pairs, student, problem, expected):
+    row = kaser_pairs.filter((pl.col("student_id") == student) & (pl.col("problem_id") == problem)).row(0, named=True)
+    for metric, value in expected.items():
+        assert row[metric] == (None if value is None else pytest.approx(value, abs=1e-9)), metric
+
+
+def test_pair_fold_values(kaser_pairs):
+    folds = pair_fold_values(kaser_pairs, (1, 2))
+    # fold 0: incorrect pairs B, C; all pairs A, B, C, D
+    assert folds[0]["iou_incorrect@1"] == pytest.approx(0.5)     # B 1, C 0
+    assert folds[0]["iou_incorrect@2"] == pytest.approx(0.75)    # B 1, C 1/2
+    assert folds[0]["iou_all@1"] == pytest.approx(0.5)           # A 1, B 1, C 0, D 0
+    assert folds[0]["iou_all@2"] == pytest.approx(0.875)
+    assert folds[0]["knowledge_alignment"] == pytest.approx((1 + 1 / 3 + 0) / 3)
+    # fold 1: E exact (CodeBLEU 1), F empty (0)
+    assert folds[1]["codebleu@1"] == pytest.approx(0.5)
+    assert folds[1]["iou_incorrect@2"] == pytest.approx(0.5)
+    # Table 2, first samples of fold 0: Logical B tp, D fp; Runtime C fp; Syntax C fn
+    assert folds[0]["logical_precision"] == pytest.approx(0.5)
+    assert folds[0]["logical_recall"] == pytest.approx(1.0)
+    assert folds[0]["logical_f1"] == pytest.approx(2 / 3)
+    assert folds[0]["runtime_precision"] == 0.0
+    assert folds[0]["syntax_recall"] == 0.0
+    assert folds[1]["runtime_f1"] == pytest.approx(1.0)             # E hits DIV
+
+
+def test_problem_values():
+    table = problem_table(judged(KASER), truth(), hash_embed, max_codes_per_problem=100)
+    rows = {row["problem_id"]: row for row in table.iter_rows(named=True)}
+    # p1: predicted {COLON}, {OBO} + 4 empty sets over 6 codes; real ∅, {COLON}, {DIV}
+    assert rows["p1"]["coverage_iou"] == pytest.approx(1 / 3)
+    # rates COLON 1/6 vs 1/3, OBO 1/6 vs 0, DIV 0 vs 1/3: (1/18 + 1/6 + 1/3) x 3 real codes
+    assert rows["p1"]["chi2_distance"] == pytest.approx(5 / 3)
+    # 2 commented codes, 4 without: 8 of 15 pairs at distance 1
+    assert rows["p1"]["cosine_distance"] == pytest.approx(8 / 15)
+    # p2: OBO at rate 1/2 on both sides
+    assert (rows["p2"]["coverage_iou"], rows["p2"]["chi2_distance"]) == (1.0, 0.0)
+    # p3: nothing predicted, two real errors: coverage 0, chi2 (1 + 1) x 1
+    assert (rows["p3"]["coverage_iou"], rows["p3"]["chi2_distance"]) == (0.0, 2.0)
+    assert rows["p3"]["cosine_distance"] == 0.0 and rows["p3"]["codebleu_complement_max"] == 0.0
+    assert 0.0 <= rows["p1"]["codebleu_complement_max"] <= 1.0
+    folds = problem_fold_values(table)
+    assert folds[1]["coverage_iou"] == pytest.approx(0.5)        # p2 1, p3 0
+    assert folds[1]["cosine_distance"] == pytest.approx(1 / 3)   # p2 4/6, p3 0
+
+
+def test_codebleu_complement_uses_at_most_the_cap():
+    codes = [c for split, _, _, p, sample in KASER if split == "problem" and p == "p1" for c in sample]
+    capped = problem_table(judged(KASER), truth(), hash_embed, max_codes_per_problem=2, seed=1)
+    value = capped.filter(pl.col("problem_id") == "p1")["codebleu_complement_max"].item()
+    # p1 has 6 codes: with a cap of 2 the value is that of some pair of them
+    assert any(value == pytest.approx(codebleu_diversity([a, b], "python"))
+               for a, b in itertools.combinations(codes, 2))
+    # the error metrics still see every code
+    full = problem_table(judged(KASER), truth(), hash_embed, max_codes_per_problem=100)
+    assert capped["coverage_iou"].to_list() == full["coverage_iou"].to_list()
+
+
+def test_judge_cache_judges_each_code_once():
+    calls = []
+
+    def counting_judge(problem_id, codes):
+        calls.append((problem_id, len(codes)))
+        return marker_judge(problem_id, codes)
+
+    first, cache = judge_predictions(predictions(KASER), CANDIDATES, counting_judge, "markers")
+    distinct = predictions(KASER).select("problem_id", "code").unique().height
+    assert sum(n for _, n in calls) == distinct and len(calls) == 3     # one batch per problem
+    calls.clear()
+    again, _ = judge_predictions(predictions(KASER), CANDIDATES, counting_judge, "markers", cache)
+    assert calls == [] and again.equals(first)
+    # a new candidate list for p3 (e.g. a rerun of the cluster stage) re-judges p3 only
+    judge_predictions(predictions(KASER), CANDIDATES | {"p3": [COLON]}, counting_judge, "markers", cache)
+    assert [p for p, _ in calls] == ["p3"]
+
+
+def sft_rows():
+    """Student SFT: always the empty program (CodeBLEU 0, no errors)."""
+    return [(split, fold, s, p, ["", ""]) for split, fold, s, p, _ in KASER]
+
+
+def test_t_test_over_pairs_with_two_folds():
+    kaser = MethodResult(pair_table(judged(KASER), truth(), (1, 2)), pl.DataFrame(), (1, 2))
+    sft = MethodResult(pair_table(judged(sft_rows(), "student_sft"), truth(), (1, 2)), pl.DataFrame(), (1, 2))
+    test = paired_t_test(kaser, sft, "codebleu@2")
+    assert test["over"] == "pairs" and test["n"] == 6
+    # KASER's CodeBLEU@2 per pair: A 1, B 1, C c, D d, E 1, F 0; SFT 0 everywhere
+    assert test["mean_difference"] > 0 and test["reference_better"]
+    assert paired_t_test(kaser, sft, "iou_incorrect@1")["n"] == 4   # B, C, E, F
+
+
+def test_t_test_over_folds_with_three_folds():
+    three = [(split, {"s1": 0, "s2": 1}.get(s, 2), s, p, codes) for split, _, s, p, codes in KASER]
+    sft = [(split, {"s1": 0, "s2": 1}.get(s, 2), s, p, codes) for split, _, s, p, codes in sft_rows()]
+    kaser = MethodResult(pair_table(judged(three), truth(), (1, 2)), pl.DataFrame(), (1, 2))
+    other = MethodResult(pair_table(judged(sft, "student_sft"), truth(), (1, 2)), pl.DataFrame(), (1, 2))
+    test = paired_t_test(kaser, other, "iou_all@2")
+    assert (test["over"], test["n"]) == ("folds", 3)
+
+
+def test_t_test_on_identical_values_has_no_p_value():
+    kaser = MethodResult(pair_table(judged(KASER), truth(), (1, 2)), pl.DataFrame(), (1, 2))
+    test = paired_t_test(kaser, kaser, "codebleu@1")
+    assert test["p_value"] is None and not test["significant"]
+
+
+def test_evaluate_dataset_writes_numbers_only_metrics(tmp_path):
+    metrics, evaluation, cache = evaluate_dataset(
+        truth(), {"kaser": predictions(KASER), "student_sft": predictions(sft_rows(), "student_sft")},
+        CANDIDATES, marker_judge, "markers", PARAMS, hash_embed)
+    assert set(metrics) == {"kaser", "student_sft"}
+
+    def leaves(value):
+        return [x for v in value.values() for x in leaves(v)] if isinstance(value, dict) else [value]
+    assert all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+               for x in leaves(metrics))
+    assert metrics["kaser"]["coverage_iou"] == pytest.approx((1 / 3 + 1 / 2) / 2)
+    summary = evaluation["methods"]["kaser"]["metrics"]["coverage_iou"]
+    assert summary["std"] == pytest.approx(1 / 12) and summary["folds"] == [0, 1]
+    assert evaluation["higher_is_better"]["chi2_distance"] is False
+    assert evaluation["t_tests"]["student_sft"]["codebleu@1"]["over"] == "pairs"
+    assert evaluation["t_tests"]["student_sft"]["coverage_iou"]["over"] == "problems"
+    assert evaluation["reference"]["knowledge_alignment_of_real_errors"] is not None
+    write_json(tmp_path / "metrics.json", metrics)
+    write_json(tmp_path / "evaluation.json", evaluation)
+    assert json.loads((tmp_path / "metrics.json").read_text()) == metrics
+    assert cache.height == pl.concat([predictions(KASER), predictions(sft_rows())]) \
+        .select("problem_id", "code").unique().height
+
+
+def test_one_fold_gives_std_zero_and_a_note():
+    one = [row for row in KASER if row[1] == 0]
+    _, evaluation, _ = evaluate_dataset(truth(), {"kaser": predictions(one)}, CANDIDATES,
+                                        marker_judge, "markers", PARAMS, hash_embed)
+    assert evaluation["methods"]["kaser"]["metrics"]["iou_all@2"]["std"] == 0.0
+    assert any("one fold" in note for note in evaluation["notes"])
+
+
+def test_missing_prediction_file_names_it_and_its_stage(tmp_path):
+    with pytest.raises(InputError, match=r"predictions/icl\.parquet.*generate stage.*stages/generate\.py"):
+        read_predictions(tmp_path / "synthetic-java", "icl")
+
+
+@pytest.mark.parametrize("change, column", [
+    (lambda df: df.drop("split"), "split"),                                    # old generate output
+    (lambda df: df.with_columns(pl.lit("train").alias("split")), "split"),     # unknown split
+    (lambda df: pl.concat([df, df.head(1)]), "sample"),                        # duplicate sample
+])
+def test_bad_predictions_are_named(tmp_path, change, column):
+    folder = tmp_path / "ds"
+    (folder / "predictions").mkdir(parents=True)
+    change(predictions(KASER)).write_parquet(folder / "predictions" / "kaser.parquet")
+    with pytest.raises(InputError, match=f"column {column}"):
+        read_predictions(folder, "kaser")
+
+
+def test_too_few_samples_for_k_values():
+    with pytest.raises(InputError, match="k_values"):
+        pair_table(judged(KASER), truth(), (1, 5))
