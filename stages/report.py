@@ -1,0 +1,115 @@
+"""DVC stages `report@<dataset>` and `readme`: tables like the paper's, figures, reports/README.md.
+
+    python stages/report.py synthetic-java   # one dataset: reports/synthetic-java/{tsne.png,
+                                             #   reward_curves.png, grpo_rewards.csv} and its
+                                             #   README section reports/sections/synthetic-java.md
+    python stages/report.py                  # reports/README.md from the sections of every
+                                             #   dataset in params.yaml `datasets`
+
+Reads params.yaml `report` (and `evaluate` for the embedding model and methods), and per dataset
+reports/<ds>/evaluation.json (evaluate stage, required), data/<ds>/predictions/ (t-SNE codes),
+and where present reports/<ds>/{annotation_quality.json, knowledge.json, mastery.png,
+grpo_log.json, knowledge_sweep.md}; a missing one is named in the README with the stage that
+writes it. See kaser.reporting.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from kaser import InputError
+from kaser.config import load_section, read_params
+from kaser.evaluation import EvaluateParams, prediction_path
+from kaser.reporting import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
+                             readme)
+
+PARAMS = "params.yaml"
+SECTIONS = Path("reports") / "sections"
+
+
+@dataclass(frozen=True)
+class ReportParams:
+    tsne_split: str = "problem"
+    tsne_max_points: int = 300
+    seed: int = 0
+
+
+def _json(path: Path):
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _tsne_codes(folder: Path, split: str) -> dict[str, list[str]]:
+    """Predicted codes of KASER and Student SFT on `split`, and the real codes of the same pairs."""
+    codes, pairs = {}, []
+    for method in TSNE_GROUPS:
+        path = prediction_path(folder, method)
+        if path.is_file():
+            frame = pl.read_parquet(path).filter(pl.col("split") == split)
+            codes[method] = frame["code"].to_list()
+            pairs.append(frame.select("student_id", "problem_id"))
+    if pairs:
+        real = pl.read_parquet(folder / "submissions.parquet").join(
+            pl.concat(pairs).unique(), on=["student_id", "problem_id"])
+        codes[REAL_GROUP] = real.sort("student_id", "problem_id")["code"].to_list()
+    return codes
+
+
+def _embedder(folder: Path, evaluate: EvaluateParams):
+    """Embeddings from the evaluate and knowledge stages' caches (read only), the rest fresh."""
+    from kaser.embeddings import EmbeddingCache
+    cache = EmbeddingCache.read(folder / "prediction_embeddings.npz", evaluate.embedding_model)
+    cache.vectors.update(EmbeddingCache.read(folder / "code_embeddings.npz", evaluate.embedding_model).vectors)
+    return lambda codes: cache.embed(codes, evaluate.embedding_batch_size)
+
+
+def dataset(name: str) -> None:
+    params = load_section(PARAMS, "report", ReportParams)
+    evaluate = load_section(PARAMS, "evaluate", EvaluateParams)
+    settings = read_params(PARAMS).get("datasets", {}).get(name)
+    if settings is None:
+        raise InputError(f"no dataset {name!r} in params.yaml datasets")
+    folder, reports = Path("data") / name, Path("reports") / name
+    evaluation = _json(reports / "evaluation.json")
+    if evaluation is None:
+        raise InputError(f"not found; run the evaluate stage (python stages/evaluate.py {name})",
+                         file=reports / "evaluation.json")
+    sweep = reports / "knowledge_sweep.md"
+    inputs = DatasetInputs(
+        dataset=name, paper_name=paper_dataset(settings.get("source", "synthetic"), settings.get("language")),
+        evaluation=evaluation, embedding_model=evaluate.embedding_model,
+        tsne_codes=_tsne_codes(folder, params.tsne_split),
+        annotation_quality=_json(reports / "annotation_quality.json"),
+        knowledge=_json(reports / "knowledge.json"), grpo_log=_json(reports / "grpo_log.json"),
+        sweep=sweep.read_text() if sweep.is_file() else None,
+        mastery_png=(reports / "mastery.png").is_file())
+    report = dataset_report(inputs, _embedder(folder, evaluate), params.tsne_max_points, params.seed)
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / "grpo_rewards.csv").write_text(report.rewards_csv)
+    for file_name, figure in report.figures.items():
+        figure.savefig(reports / file_name, dpi=120)
+    SECTIONS.mkdir(parents=True, exist_ok=True)
+    (SECTIONS / f"{name}.md").write_text(report.section)
+    print(f"report: wrote {reports}/tsne.png, reward_curves.png, grpo_rewards.csv, {SECTIONS}/{name}.md")
+
+
+def readme_file() -> None:
+    names = list(read_params(PARAMS).get("datasets", {}))
+    sections = {name: (SECTIONS / f"{name}.md").read_text() if (SECTIONS / f"{name}.md").is_file()
+                else None for name in names}
+    text = readme(sections, "run `dvc repro report@{dataset}` (python stages/report.py {dataset})")
+    Path("reports").mkdir(exist_ok=True)
+    Path("reports/README.md").write_text(text)
+    print(f"report: wrote reports/README.md ({len(names)} datasets)")
+
+
+if __name__ == "__main__":
+    try:
+        dataset(sys.argv[1]) if len(sys.argv) > 1 else readme_file()
+    except InputError as err:
+        print(f"report: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -1,0 +1,153 @@
+"""The report: tables like the paper's (ours and the paper's printed numbers), the honest
+KASER-vs-Student-SFT sentence, reward CSV, figures, and the README of every dataset."""
+
+import copy
+
+import numpy as np
+import pytest
+from test_evaluation import (CANDIDATES, KASER, PARAMS, hash_embed, marker_judge, predictions,
+                             sft_rows, truth)
+
+from kaser.evaluation import evaluate_dataset
+from kaser.reporting import (DatasetInputs, comparison_sentence, dataset_report, metric_table,
+                             paper_dataset, readme, reward_rows, rewards_csv, significant_over_baselines,
+                             table1_columns, table2)
+
+
+@pytest.fixture(scope="module")
+def evaluation():
+    _, result, _ = evaluate_dataset(
+        truth(), {"kaser": predictions(KASER), "student_sft": predictions(sft_rows(), "student_sft")},
+        CANDIDATES, marker_judge, "markers", PARAMS, hash_embed)
+    return result
+
+
+def row_of(table: str, model: str) -> list[str]:
+    line = next(line for line in table.splitlines() if line.startswith(f"| {model} |"))
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def test_table1_rows_and_bold(evaluation):
+    table = metric_table(evaluation, table1_columns(evaluation))
+    header = table.splitlines()[0]
+    assert "CodeBLEU@1 ↑" in header and "IoU@2 ↑" in header and "IoU@2 all pairs ↑" in header
+    assert "KC alignment ↑" in header                 # synthetic truth: knowledge alignment shown
+    kaser, sft = row_of(table, "KASER"), row_of(table, "Student SFT")
+    # Student SFT writes only empty code: CodeBLEU 0 in both folds; KASER is better and bold
+    assert sft[1] == "0.000 ± 0.000"
+    assert kaser[1].startswith("**")
+    # rows come in the paper's order: baselines first, KASER last
+    assert table.index("| Student SFT |") < table.index("| KASER |")
+
+
+@pytest.mark.parametrize("tests, expected", [
+    # better than the only baseline, significant: star
+    ({"student_sft": {"m": {"significant": True}}}, True),
+    # not significant against one of two baselines: no star
+    ({"student_sft": {"m": {"significant": True}}, "icl": {"m": {"significant": False}}}, False),
+    # only an ablation is significant: ablations are not baselines, no baseline -> no star
+    ({"kaser_no_div": {"m": {"significant": True}}}, False),
+])
+def test_star_needs_every_baseline(tests, expected):
+    evaluation = {"methods": {name: {} for name in ["kaser", *tests]}, "t_tests": tests}
+    assert significant_over_baselines(evaluation, "m") is expected
+
+
+def test_star_is_rendered_on_kaser_only(evaluation):
+    starred = copy.deepcopy(evaluation)
+    starred["t_tests"]["student_sft"]["codebleu@1"]["significant"] = True
+    table = metric_table(starred, table1_columns(starred))
+    assert "\\*" in row_of(table, "KASER")[1] and "\\*" not in row_of(table, "KASER")[3]
+    assert "\\*" not in "".join(row_of(table, "Student SFT"))
+
+
+def test_table2_has_each_category_for_both_models(evaluation):
+    table = table2(evaluation)
+    for model in ("Student SFT", "KASER"):
+        for category in ("Syntax", "Runtime", "Logical"):
+            assert f"| {model} | {category} |" in table
+    # KASER: Logical counted only in fold 0 (B hit, D invented): P 1/2, R 1, F1 2/3, std 0
+    assert "| KASER | Logical | 0.500 ± 0.000 | 1.000 ± 0.000 | 0.667 ± 0.000 |" in table
+
+
+def test_section_labels_the_papers_numbers(evaluation):
+    report = dataset_report(DatasetInputs("synthetic-java", paper_dataset("synthetic", "java"), evaluation,
+                                          "toy"), hash_embed)
+    section = report.section
+    assert "_paper (CodeWorkout (Java), Qwen2.5-Coder-7B), as printed, for reference:_" in section
+    assert "| KASER | **0.524\\*** ± 0.013 | **0.599\\*** ± 0.022 |" in section   # paper Table 1
+    assert "| Student SFT | Logical | 1.000 | 0.162 | 0.279 |" in section          # paper Table 2
+    assert "| KASER | **0.088** ± 0.003 |" in section                             # paper Table 3
+    assert "| ICL (32B) |" in section
+    # inputs that are missing are named with the stage that writes them
+    assert "knowledge_sweep.md is written by the knowledge sweep" in section
+    assert "grpo_log.json is written by the grpo stage" in section
+    assert "reports/synthetic-java/knowledge.json is written by the knowledge stage" in section
+
+
+def test_python_dataset_is_shown_beside_falconcode():
+    assert paper_dataset("synthetic", "python") == "FalconCode (Python)"
+    assert paper_dataset("falconcode", "python") == "FalconCode (Python)"
+
+
+def test_comparison_sentence_is_honest(evaluation):
+    text = comparison_sentence("toy", evaluation)
+    kaser = evaluation["methods"]["kaser"]["metrics"]
+    sft = evaluation["methods"]["student_sft"]["metrics"]
+    iou = "above" if kaser["iou_incorrect@2"]["mean"] > sft["iou_incorrect@2"]["mean"] else "below"
+    assert f"KASER's IoU@2 ({kaser['iou_incorrect@2']['mean']:.3f}) is {iou} Student SFT's" in text
+    assert "per-problem error-coverage IoU" in text and "paired t-test over" in text
+    worse = copy.deepcopy(evaluation)
+    worse["methods"]["kaser"]["metrics"]["coverage_iou"]["mean"] = -1.0
+    assert "error-coverage IoU (-1.000) is below" in comparison_sentence("toy", worse)
+
+
+LOG = [
+    {"loss": 0.1, "reward": 1.2, "rewards/similarity_reward/mean": 0.5,
+     "rewards/error_reward/mean": 0.4, "rewards/diversity_reward/mean": 0.3, "step": 1},
+    {"loss": 0.0, "reward": 1.5, "rewards/similarity_reward/mean": 0.6,
+     "rewards/error_reward/mean": 0.5, "rewards/diversity_reward/mean": 0.4, "step": 2},
+    {"train_runtime": 12.0, "train_loss": 0.05, "step": 2},      # the run summary: no rewards
+]
+
+
+def test_rewards_csv_for_dvc_plots():
+    text = rewards_csv(reward_rows(LOG))
+    assert text.splitlines() == ["step,similarity_reward,error_reward,diversity_reward,reward",
+                                 "1,0.5,0.4,0.3,1.2", "2,0.6,0.5,0.4,1.5"]
+    assert rewards_csv([]) == "step,reward\n"
+
+
+def test_report_with_every_input(evaluation):
+    rng = np.random.default_rng(0)
+    codes = {"kaser": [f"int a{i} = {i};" for i in range(8)],
+             "student_sft": ["int a = 0;"] * 8, "Student code (real)": [f"x{i}" for i in range(8)]}
+    inputs = DatasetInputs(
+        "synthetic-java", "CodeWorkout (Java)", evaluation, "toy", tsne_codes=codes,
+        annotation_quality={s: {"precision": 0.9, "recall": 0.8, "f1": 0.85, "tp": 9, "fp": 1, "fn": 2}
+                            for s in ("overall", "Syntax", "Runtime", "Logical")},
+        knowledge={"models": {"lstm": {"auc": 0.71, "auc_std": 0.01, "accuracy": 0.7,
+                                       "accuracy_std": 0.02, "log_loss": 0.55, "log_loss_std": 0.01}},
+                   "spearman": {"attempted_kcs": 0.5, "all_kcs": 0.4, "n_attempted_kcs": 10, "n_all_kcs": 30}},
+        grpo_log=LOG, sweep="# Knowledge sweep\n\n| profile | code |\n| --- | --- |\n| low | x |",
+        mastery_png=True)
+    report = dataset_report(inputs, lambda texts: rng.normal(size=(len(texts), 5)), tsne_max_points=6)
+    section = report.section
+    assert "| overall | 0.900 | 0.800 | 0.850 | 9 | 1 | 2 |" in section
+    assert "| lstm | 0.710 ± 0.010 |" in section and "Spearman" in section
+    assert "#### Knowledge sweep" in section and "| low | x |" in section    # nested one level down
+    assert "![t-SNE](synthetic-java/tsne.png)" in section
+    assert "![mastery](synthetic-java/mastery.png)" in section
+    assert "Not available" not in section
+    assert set(report.figures) == {"tsne.png", "reward_curves.png"}
+    legend = [t.get_text() for t in report.figures["tsne.png"].axes[0].get_legend().get_texts()]
+    assert legend == ["Student code (real) (6 codes)", "Student SFT (6 codes)", "KASER (6 codes)"]
+
+
+def test_readme_lists_every_dataset():
+    text = readme({"synthetic-java": "## synthetic-java\n\nTables.\n", "synthetic-python": None},
+                  "run `dvc repro report@{dataset}`")
+    assert text.startswith("# KASER results")
+    assert "## synthetic-java\n\nTables." in text
+    assert "## synthetic-python\n\n_Not built yet: run `dvc repro report@synthetic-python`._" in text
+    assert "paper" in text and "not comparable" in text
