@@ -253,8 +253,12 @@ def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
         verdict = ("above" if mine["mean"] > theirs["mean"]
                    else "equal to" if mine["mean"] == theirs["mean"] else "below")
         test = evaluation.get("t_tests", {}).get("student_sft", {}).get(metric)
-        p = (f"paired t-test over {test['over']}, n = {test['n']}, p = {test['p_value']:.3g}"
-             if test and test.get("p_value") is not None else "no t-test possible")
+        if test is None:
+            p = "no t-test"
+        elif test.get("p_value") is None:
+            p = f"no t-test: no differences over {test['over']} (n = {test['n']})"
+        else:
+            p = f"paired t-test over {test['over']}, n = {test['n']}, p = {test['p_value']:.3g}"
         parts.append(f"KASER's {name} ({mine['mean']:.3f}) is {verdict} Student SFT's "
                      f"({theirs['mean']:.3f}; {p})")
     return f"On {dataset}: " + "; ".join(parts) + "."
@@ -418,7 +422,7 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
         f"_{paper_label(paper_name)}:_",
         paper_table(PAPER_TABLE1[paper_name], k_titles, [True] * 4, [3] * 4),
         "### Table 2: error match by error type (K = 1)", table2(evaluation),
-        f"_{paper_label('CodeWorkout (Java), the only dataset of its Table 2')}:_",
+        f"_{paper_label('CodeWorkout (Java)')} (the paper's Table 2 has CodeWorkout only):_",
         markdown_table(["Model", "Error type", "Precision", "Recall", "F1"],
                        [[m, c, *(f"{v:.3f}" for v in values)]
                         for m, cats in PAPER_TABLE2.items() for c, values in cats.items()]),

@@ -174,6 +174,8 @@ def test_codebleu_complement_uses_at_most_the_cap():
     # p1 has 6 codes: with a cap of 2 the value is that of some pair of them
     assert any(value == pytest.approx(codebleu_diversity([a, b], "python"))
                for a, b in itertools.combinations(codes, 2))
+    # so does the cosine distance: two toy vectors are at distance 0 or 1
+    assert capped.filter(pl.col("problem_id") == "p1")["cosine_distance"].item() in (0.0, 1.0)
     # the error metrics still see every code
     full = problem_table(judged(KASER), truth(), hash_embed, max_codes_per_problem=100)
     assert capped["coverage_iou"].to_list() == full["coverage_iou"].to_list()

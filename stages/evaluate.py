@@ -1,0 +1,86 @@
+"""DVC stage `evaluate@<dataset>`: the paper's Tables 1-3 for every method's predictions.
+
+    python stages/evaluate.py synthetic-java
+
+Reads params.yaml `evaluate` (methods, K values, embedding model, ...) and `judge`;
+data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
+problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed method.
+Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
+reports/<ds>/evaluation.json (std, per-fold values, t-tests, directions) and two caches that a
+rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code) and
+data/<ds>/prediction_embeddings.npz (code embeddings). See kaser.evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import polars as pl
+
+from kaser import InputError
+from kaser.config import load_section, read_params
+from kaser.data import read_dataset
+from kaser.embeddings import EmbeddingCache
+from kaser.evaluation import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
+
+PARAMS = "params.yaml"
+JUDGE_SOURCES = ("kaser/judge.py", "kaser/static_annotator.py", "kaser/repairs.py")
+
+
+def _judge_name() -> str:
+    """What decides the judge's answers besides the code: its params and its source."""
+    settings = json.dumps(read_params(PARAMS).get("judge"), sort_keys=True)
+    sources = hashlib.sha256(b"".join(Path(p).read_bytes() for p in JUDGE_SOURCES if Path(p).is_file()))
+    return f"{settings}:{sources.hexdigest()[:16]}"
+
+
+@contextmanager
+def _judge_codes(folder: Path, candidates: dict[str, list[str]]):
+    """judge(problem_id, codes) -> label sets, over the judge of params.yaml `judge`."""
+    from kaser.judge import reward_judge
+    with reward_judge(folder, PARAMS) as judge:
+        yield lambda problem, codes: [set(judge(problem, code, candidates.get(problem, [])))
+                                      for code in codes]
+
+
+def _read_cluster_outputs(folder: Path):
+    paths = [folder / n for n in ("error_labels.parquet", "submission_errors.parquet", "problem_errors.json")]
+    for path in paths:
+        if not path.is_file():
+            raise InputError("not found; run the cluster stage first", file=path)
+    return pl.read_parquet(paths[0]), pl.read_parquet(paths[1]), json.loads(paths[2].read_text())
+
+
+def main(dataset: str) -> None:
+    folder, reports = Path("data") / dataset, Path("reports") / dataset
+    params = load_section(PARAMS, "evaluate", EvaluateParams)
+    predictions = {method: read_predictions(folder, method) for method in params.methods}
+    problems, submissions = read_dataset(folder)
+    error_labels, submission_errors, candidates = _read_cluster_outputs(folder)
+    truth = read_truth(problems, submissions, submission_errors, error_labels)
+    judged_path, embeddings_path = folder / "judged_predictions.parquet", folder / "prediction_embeddings.npz"
+    cache = pl.read_parquet(judged_path) if judged_path.is_file() else None
+    embeddings = EmbeddingCache.read(embeddings_path, params.embedding_model)
+    with _judge_codes(folder, candidates) as judge:
+        metrics, evaluation, cache = evaluate_dataset(
+            truth, predictions, candidates, judge, _judge_name(), params,
+            lambda codes: embeddings.embed(codes, params.embedding_batch_size), cache)
+    cache.write_parquet(judged_path)
+    embeddings.write(embeddings_path, keep=[c for frame in predictions.values() for c in frame["code"]])
+    write_json(reports / "metrics.json", metrics)
+    write_json(reports / "evaluation.json", evaluation)
+    print(f"evaluate: {', '.join(params.methods)} -> {reports}/metrics.json, evaluation.json")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: python stages/evaluate.py <dataset name from params.yaml>")
+    try:
+        main(sys.argv[1])
+    except InputError as err:
+        print(f"evaluate: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
