@@ -1,4 +1,5 @@
-"""Knowledge-tracing baselines and the metrics every KT model is scored with.
+"""Knowledge-tracing baselines and the metrics every KT model is scored with (next-attempt AUC,
+accuracy, log-loss; on synthetic data, Spearman of estimated against true mastery).
 
 The knowledge stage (`python stages/knowledge.py <dataset>`) runs these on the same 5 folds by
 student as the LSTM and writes their scores beside it in `reports/<ds>/knowledge.json`. Each
@@ -30,8 +31,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import polars as pl
+from scipy.stats import spearmanr
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
+
+from kaser import InputError
 
 PROBABILITY_FLOOR = 1e-7   # log-loss clips predictions to [floor, 1 - floor]
 
@@ -64,8 +69,9 @@ class Attempts:
 def prediction_metrics(correct: np.ndarray, probability: np.ndarray) -> dict[str, float | None]:
     """AUC, accuracy (threshold 0.5) and log-loss; AUC is None when only one class occurs.
 
-    >>> prediction_metrics(np.array([0, 1, 1]), np.array([0.2, 0.6, 0.4]))
-    {'auc': 1.0, 'accuracy': 0.6666666666666666, 'log_loss': 0.5108256237659907}
+    >>> m = prediction_metrics(np.array([0, 1, 1]), np.array([0.2, 0.6, 0.4]))
+    >>> m["auc"], round(m["accuracy"], 3), round(m["log_loss"], 3)   # -mean(log .8, log .6, log .4)
+    (1.0, 0.667, 0.55)
     """
     correct = np.asarray(correct, dtype=np.float64)
     probability = np.clip(np.asarray(probability, dtype=np.float64),
@@ -76,6 +82,46 @@ def prediction_metrics(correct: np.ndarray, probability: np.ndarray) -> dict[str
         "accuracy": float(np.mean((probability >= 0.5) == (correct == 1))),
         "log_loss": float(-np.mean(correct * np.log(probability)
                                    + (1 - correct) * np.log(1 - probability))),
+    }
+
+
+def mean_over_folds(per_fold: list[dict[str, dict]]) -> dict[str, dict]:
+    """{model: {metric: mean, metric_std: std}} over folds; None values (one-class AUC) are skipped."""
+    means = {}
+    for name in per_fold[0]:
+        means[name] = {}
+        for metric in per_fold[0][name]:
+            values = [f[name][metric] for f in per_fold if f[name][metric] is not None]
+            means[name][metric] = float(np.mean(values)) if values else None
+            means[name][f"{metric}_std"] = float(np.std(values)) if values else None
+    return means
+
+
+def mastery_spearman(mastery: pl.DataFrame, submissions: pl.DataFrame,
+                     problems: pl.DataFrame, kcs: list[str]) -> dict:
+    """Spearman between estimated and true mastery, pooled over (student, step, KC).
+
+    "attempted_kcs" (the headline) uses only the KCs of the problem attempted at that step: those
+    are the entries the loss constrains at that step and the ones a prompt states for that
+    problem. "all_kcs" uses every KC of the vocabulary.
+    """
+    joined = mastery.join(submissions.select("student_id", "step", "true_mastery"),
+                          on=["student_id", "step"], how="inner")
+    estimated = np.array(joined["mastery"].to_list(), dtype=np.float64)
+    true = np.array(joined["true_mastery"].to_list(), dtype=np.float64)
+    if true.shape != estimated.shape:
+        raise InputError(f"true_mastery has {true.shape[-1]} values per row, the KC vocabulary "
+                         f"{len(kcs)}", file="submissions.parquet", column="true_mastery")
+    kc_index = {kc: j for j, kc in enumerate(kcs)}
+    problem_kcs = dict(zip(problems["problem_id"].to_list(), problems["kcs"].to_list()))
+    attempted = np.zeros_like(estimated, dtype=bool)
+    for i, problem_id in enumerate(joined["problem_id"].to_list()):
+        attempted[i, [kc_index[kc] for kc in problem_kcs[problem_id]]] = True
+    return {
+        "attempted_kcs": float(spearmanr(estimated[attempted], true[attempted]).statistic),
+        "all_kcs": float(spearmanr(estimated.ravel(), true.ravel()).statistic),
+        "n_attempted_kcs": int(attempted.sum()),
+        "n_all_kcs": int(estimated.size),
     }
 
 

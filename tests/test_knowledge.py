@@ -15,7 +15,8 @@ from kaser.knowledge import (KnowledgeConfig, build_histories, correct_probabili
                              plot_mastery, run_knowledge, save_checkpoint, trace, train_final_model,
                              train_tracer)
 from kaser.kt_baselines import (Attempts, bkt_predict, BKTParams, difficulty_baseline, fit_bkt,
-                                pfa_baseline, pfa_features, prediction_metrics, prior_counts)
+                                mastery_spearman, mean_over_folds, pfa_baseline, pfa_features,
+                                prediction_metrics, prior_counts)
 
 KCS = ["kc_a", "kc_b", "kc_c", "kc_d"]
 EMBEDDING_DIM = 8
@@ -261,3 +262,27 @@ def test_bkt_averages_over_a_problems_kcs_and_fits_learners():
     learners = attempts(np.repeat(np.arange(30), 4), [0] * 120, [[1]] * 120, [0, 0, 1, 1] * 30)
     fitted = fit_bkt(learners)[0]
     assert fitted.init < 0.3 and fitted.learn >= 0.2
+
+
+def test_mastery_spearman_over_attempted_kcs_and_over_all():
+    problems = pl.DataFrame({"problem_id": ["p1", "p2"], "kcs": [["a"], ["b"]]})
+    # KC a (attempted in rows 1-2) is estimated in the true order; KC b (attempted in row 3)
+    # in the reverse order of its truth elsewhere
+    rows = [("s1", 0, "p1", [0.1, 0.9], [0.2, 0.1]),
+            ("s1", 1, "p1", [0.5, 0.8], [0.6, 0.2]),
+            ("s2", 0, "p2", [0.7, 0.7], [0.9, 0.3])]
+    mastery = pl.DataFrame({"student_id": [r[0] for r in rows], "step": [r[1] for r in rows],
+                            "problem_id": [r[2] for r in rows], "mastery": [r[3] for r in rows]})
+    submissions = pl.DataFrame({"student_id": [r[0] for r in rows], "step": [r[1] for r in rows],
+                                "true_mastery": [r[4] for r in rows]})
+    result = mastery_spearman(mastery, submissions, problems, ["a", "b"])
+    # attempted: estimated (0.1, 0.5, 0.7) vs true (0.2, 0.6, 0.3): ranks (1,2,3) vs (1,3,2)
+    assert result["attempted_kcs"] == pytest.approx(0.5)
+    assert result["n_attempted_kcs"] == 3 and result["n_all_kcs"] == 6
+    assert result["all_kcs"] < result["attempted_kcs"]
+
+
+def test_mean_over_folds_skips_undefined_values():
+    folds = [{"m": {"auc": 0.6, "log_loss": 0.5}}, {"m": {"auc": None, "log_loss": 0.7}}]
+    assert mean_over_folds(folds) == {"m": {"auc": 0.6, "auc_std": 0.0, "log_loss": pytest.approx(0.6),
+                                            "log_loss_std": pytest.approx(0.1)}}
