@@ -435,7 +435,7 @@ def plot_mastery(mastery: pl.DataFrame, submissions: pl.DataFrame, problems: pl.
     axes.set(xlabel="step (attempt number in the student's history)",
              ylabel="mastery before the attempt", ylim=(-0.08, 1.08),
              title=f"Student {student_id}: {'estimated vs true' if true is not None else 'estimated'}"
-                   f" mastery (fold {fold} model, which never saw this student)")
+                   f" mastery\n(from the fold {fold} model, which never saw this student)")
     axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     figure.tight_layout()
     return figure
