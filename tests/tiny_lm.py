@@ -8,6 +8,7 @@ system temp folder between runs.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -49,6 +50,7 @@ def tiny_model_folder() -> Path:
     torch.manual_seed(0)
     model = LlamaForCausalLM(config)
     folder = Path(tempfile.mkdtemp(prefix="kaser-tiny-lm-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
