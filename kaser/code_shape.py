@@ -94,3 +94,24 @@ def _block_falls_through(block) -> bool:
     if last.type == "while_statement" and text(last.child_by_field_name("condition")) == "True":
         return False
     return True
+
+
+def ends_without_else(code: str, entry: str) -> bool:
+    """The Python function `entry` ends in an if / elif chain whose branches all return but that
+    has no else: it returns None for what no branch covers (a missing branch, not a missing return).
+
+    >>> ends_without_else("def f(a):\\n    if a > 1:\\n        return 1\\n    elif a < 0:\\n        return 2\\n", "f")
+    True
+    """
+    for function in find(parse(code, "python"), "function_definition"):
+        name = function.child_by_field_name("name")
+        if name is None or text(name) != entry:
+            continue
+        lines = statements(function.child_by_field_name("body"))
+        last = lines[-1] if lines else None
+        if last is None or last.type != "if_statement" or any(c.type == "else_clause" for c in last.children):
+            return False
+        bodies = [last.child_by_field_name("consequence")]
+        bodies += [c.child_by_field_name("consequence") for c in last.children if c.type == "elif_clause"]
+        return all(not _block_falls_through(b) for b in bodies)
+    return False

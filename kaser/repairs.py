@@ -32,7 +32,7 @@ from tree_sitter import Node
 from kaser.synth.logic_mutations import _is_updated  # "is this variable updated later" (shared rule)
 from kaser.synth.syntax import (
     ancestors, comparisons, field, find, in_loop_bound, inside, local_names, parameter_names, parse, range_arguments,
-    right_operand, splice, statements, text, token, variable_uses,
+    right_operand, splice, statements, text, token,
 )
 
 
@@ -41,6 +41,15 @@ class Repair:
     label: str      # the standard error label the edit would fix
     code: str       # the edited program
     change: str     # "line 4: `i < n` -> `i <= n`", the evidence when the repair explains a failure
+    edit: tuple[int, int, str] = (0, 0, "")   # the byte range of the original code and its new text
+
+
+def combine(code: str, first: Repair, second: Repair) -> tuple[Repair, Repair, str] | None:
+    """Both edits applied to `code` (None when they overlap): (first, second, edited program)."""
+    (a, b, _), (c, d, _) = first.edit, second.edit
+    if first.label == second.label and first.edit == second.edit or not (b <= c or d <= a):
+        return None
+    return first, second, splice(code, [first.edit, second.edit])
 
 
 def _edit(code: str, node: Node, new: str, label: str, start: int | None = None,
@@ -53,7 +62,8 @@ def _edit(code: str, node: Node, new: str, label: str, start: int | None = None,
     shown_old = text(node) if len(text(node)) < 60 else old
     shown_new = (data[node.start_byte:start].decode() + new + data[end:node.end_byte].decode()
                  if len(text(node)) < 60 else new)
-    return Repair(label, splice(code, [(start, end, new)]), f"line {line}: `{shown_old}` -> `{shown_new}`")
+    return Repair(label, splice(code, [(start, end, new)]), f"line {line}: `{shown_old}` -> `{shown_new}`",
+                  (start, end, new))
 
 
 # ---------------------------------------------------------------- operators
@@ -190,6 +200,11 @@ def integer_division(code: str, root: Node, language: str) -> list[Repair]:
     return found
 
 
+def _int_locals(root: Node) -> list[str]:
+    return [text(field(d, "name")) for decl in find(root, "local_variable_declaration")
+            if text(field(decl, "type")) == "int" for d in decl.named_children if d.type == "variable_declarator"]
+
+
 _STRING_METHOD_PAIRS = {
     "java": [("startsWith", "endsWith"), ("toUpperCase", "toLowerCase"), ("indexOf", "lastIndexOf"),
              ("isUpperCase", "isLowerCase"), ("isDigit", "isLetter"), ("contains", "startsWith"),
@@ -212,7 +227,8 @@ def wrong_string_method(code: str, root: Node, language: str) -> list[Repair]:
             for new in swaps.get(text(name), []):
                 found.append(_edit(code, name, new, "Wrong string method"))
             if text(name) == "substring" and len(args) == 1:
-                found.append(_edit(code, args[0], f"{text(args[0])}, {text(args[0])} + 1", "Wrong string method"))
+                ends = [f"{text(args[0])} + 1", *(v for v in _int_locals(root) if v != text(args[0]))]
+                found.extend(_edit(code, args[0], f"{text(args[0])}, {end}", "Wrong string method") for end in ends[:3])
     else:
         for attribute in find(root, "attribute"):
             name = field(attribute, "attribute")
@@ -287,9 +303,9 @@ def python_missing_return(code: str, root: Node, limit: int = 3) -> list[Repair]
             continue
         names = [n for n in local_names(function, "python")][::-1][:limit]
         for name in names:
-            found.append(Repair("Missing return statement",
-                                splice(code, [(body.end_byte, body.end_byte, f"\n{indent}return {name}")]),
-                                f"line {last.end_point[0] + 2}: `return {name}` added at the end of the function"))
+            edit = (body.end_byte, body.end_byte, f"\n{indent}return {name}")
+            found.append(Repair("Missing return statement", splice(code, [edit]),
+                                f"line {last.end_point[0] + 2}: `return {name}` added at the end of the function", edit))
     return found
 
 

@@ -41,6 +41,7 @@ Departures from the paper, and why:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,9 +52,9 @@ from tqdm import tqdm
 from kaser import sandbox
 from kaser.compile_errors import (GENERIC_SYNTAX, UNDEFINED_METHOD, java_compile_errors,
                                   java_method_return_repairs, java_syntax_repairs, python_syntax_pass)
-from kaser.code_shape import branch_count, falls_through, nearest
+from kaser.code_shape import branch_count, ends_without_else, falls_through, nearest
 from kaser.generated_tests import entry_signature, reference_tests
-from kaser.repairs import logic_repairs, python_runtime_reveals
+from kaser.repairs import Repair, combine, logic_repairs, python_runtime_reveals
 from kaser.taxonomy import STANDARD_ERRORS, category_of
 
 # labels outside the standard vocabulary, for what it does not name
@@ -139,7 +140,7 @@ class _Item:
     program: str
     result: sandbox.ProgramResult | None = None
     errors: dict[str, Error] = field(default_factory=dict)
-    pending: list = field(default_factory=list)     # [(kind, code, Repair | None)] to run next
+    pending: list = field(default_factory=list)     # [(kind, code, (Repair, ...))] to run next
     rounds: int = 0
     done: bool = False
 
@@ -178,7 +179,7 @@ def _read_result(item: _Item, settings: StaticSettings) -> None:
             for d in result.diagnostics:
                 item.add(GENERIC_SYNTAX, f"line {d.line}: {d.message}")
             fixes = []
-        item.pending = [("reveal", fix, None) for fix in fixes]
+        item.pending = [("reveal", fix, ()) for fix in fixes]
         item.done = not item.pending or item.rounds >= settings.repair_rounds
         return
     for case, outcome in enumerate(result.cases):
@@ -194,14 +195,17 @@ def _read_result(item: _Item, settings: StaticSettings) -> None:
     if spec.language == "python":
         nones = [c for c in wrong if result.cases[c].actual == "null" and spec.tests[c][1] is not None]
         if nones and falls_through(code, spec.entry):
-            item.add("Missing return statement",
-                     f"returns None {f'on input {_input(spec, nones[0])}'}: no return at the end of {spec.entry}")
+            shown = f"returns None on input {_input(spec, nones[0])}"
+            if ends_without_else(code, spec.entry):
+                item.add("Missing logic branch", f"{shown}: the if / elif chain ending {spec.entry} has no else")
+            else:
+                item.add("Missing return statement", f"{shown}: no return at the end of {spec.entry}")
         raised = [c for c in result.cases if c.exception in ("NameError", "UnboundLocalError")]
         if raised and not _passes(result):
             reveals = python_runtime_reveals(code, raised[0].exception, raised[0].detail)
-            item.pending = [("reveal", fix, None) for fix in reveals]
+            item.pending = [("reveal", fix, ()) for fix in reveals]
     if wrong and not item.pending:
-        item.pending = [("logic", r.code, r) for r in logic_repairs(code, spec.language, settings.max_repairs)]
+        item.pending = [("logic", r.code, (r,)) for r in logic_repairs(code, spec.language, settings.max_repairs)]
     item.done = not item.pending or item.rounds >= settings.repair_rounds
     if item.done:
         _fallback(item)
@@ -226,22 +230,41 @@ def _choose(item: _Item, outcomes: list[sandbox.ProgramResult], settings: Static
             _fallback(item)
         return
     before_pass, before_wrong = _passes(item.result), _wrong(item.result)
-    accepted = []
-    for (_, code, repair), outcome in zip(candidates, outcomes):
+    accepted, partial = [], []
+    for (_, code, repairs), outcome in zip(candidates, outcomes):
         if not outcome.compiled:
             continue
         passed = _passes(outcome)
-        if passed >= before_pass and passed & before_wrong:
-            accepted.append((len(passed), -len(accepted), code, repair, outcome))
+        if passed & before_wrong:
+            partial.append(repairs[0])
+            if passed >= before_pass:
+                accepted.append((len(passed), -len(accepted), code, repairs, outcome))
     if not accepted:
-        item.done = True
-        _fallback(item)
+        if candidates[0][0] == "logic" and partial and item.rounds < settings.repair_rounds:
+            item.pending = _pairs(item.program, partial, [r for _, _, (r,) in candidates], settings.max_repairs)
+        if not item.pending:
+            item.done = True
+            _fallback(item)
         return
-    fixed, _, code, repair, outcome = max(accepted)
+    _, _, code, repairs, outcome = max(accepted)
     explained = len(_passes(outcome) & before_wrong)
-    item.add(repair.label, f"{repair.change} makes {explained} of {len(before_wrong)} wrong answers right")
+    for repair in repairs:
+        changes = " and ".join(r.change for r in repairs)
+        item.add(repair.label, f"{changes} makes {explained} of {len(before_wrong)} wrong answers right")
     item.program, item.result = code, outcome
     _read_result(item, settings)
+
+
+def _pairs(code: str, partial: list[Repair], singles: list[Repair], limit: int) -> list:
+    """Two-edit candidates: each repair that fixed something (while breaking something else)
+    with each other candidate, for two errors that only show together."""
+    found: dict[str, tuple] = {}
+    for first in partial:
+        for second in singles:
+            combined = combine(code, first, second)
+            if combined is not None and combined[2] not in found and len(found) < 2 * limit:
+                found[combined[2]] = ("pair", combined[2], combined[:2])
+    return list(found.values())
 
 
 def _fallback(item: _Item) -> None:
@@ -249,7 +272,7 @@ def _fallback(item: _Item) -> None:
     result = item.result
     if result is None or not result.compiled or not _wrong(result):
         return
-    if item.spec.language == "python" and "Missing return statement" in item.errors and all(
+    if item.spec.language == "python" and {"Missing return statement", "Missing logic branch"} & set(item.errors) and all(
             result.cases[c].actual == "null" for c in _wrong(result)):
         return
     case = min(_wrong(item.result))
@@ -276,11 +299,80 @@ def _missing_branch(code: str, spec: ProblemSpec) -> str | None:
 
 # ---------------------------------------------------------------- the engine
 
+# A program that may loop forever (a while loop, a for loop without update) runs its cases in
+# growing stages, and stops at the first that runs out of time: on the JVM each timeout costs the
+# time limit plus a restart, so looping programs would otherwise dominate the run time.
+STAGES = (1, 4, 12)   # cases per stage, then the rest
+_SKIPPED = sandbox.CaseResult("timeout", detail="not run: the program ran out of time on an earlier case")
+_LOOP_RISK = re.compile(r"\bwhile\b|\bfor\s*\([^;()]*;[^;]*;\s*\)")
+
+
+def _looped(result: sandbox.ProgramResult) -> bool:
+    return any(c.status in ("timeout", "memory") for c in result.cases)
+
+
+def _run_round(language: str, jobs: list[tuple[str, list[str], list, dict]],
+               limits: sandbox.Limits) -> list[list[sandbox.ProgramResult]]:
+    """Run jobs (entry, programs, tests, known cases): every program on every test case not in
+    `known` (those are copied into its result), in stages for programs that may loop (STAGES).
+    Results hold one case per test, in test order."""
+    plans = [[i for i in range(len(tests)) if i not in known] for _, _, tests, known in jobs]
+    ran: dict[tuple[int, int], list] = {}
+    compiled: dict[tuple[int, int], sandbox.ProgramResult] = {}
+    start = 0
+    for size in (*STAGES, None):
+        batch, owners = [], []
+        for j, ((entry, codes, tests, _), plan) in enumerate(zip(jobs, plans)):
+            if start >= len(plan):
+                continue
+            alive = [k for k, code in enumerate(codes) if (start == 0 or (j, k) in ran and not any(
+                c.status in ("timeout", "memory") for c in ran[(j, k)])) and
+                (_LOOP_RISK.search(code) or start == 0)]
+            if start == 0:   # programs without loop risk run every case at once
+                batch.append((entry, [codes[k] for k in alive if not _LOOP_RISK.search(codes[k])],
+                              [tests[i] for i in plan]))
+                owners.append((j, [k for k in alive if not _LOOP_RISK.search(codes[k])], len(plan)))
+                alive = [k for k in alive if _LOOP_RISK.search(codes[k])]
+            if alive:
+                chunk = plan[start:] if size is None else plan[start:start + size]
+                batch.append((entry, [codes[k] for k in alive], [tests[i] for i in chunk]))
+                owners.append((j, alive, len(chunk)))
+        batch_owners = [(job, owner) for job, owner in zip(batch, owners) if job[1]]
+        if not batch_owners:
+            break
+        results = sandbox.run_problems(language, [job for job, _ in batch_owners], limits)
+        for (_, (j, keys, _)), outcomes in zip(batch_owners, results):
+            for k, outcome in zip(keys, outcomes):
+                compiled.setdefault((j, k), outcome)
+                if outcome.compiled:
+                    ran.setdefault((j, k), []).extend(outcome.cases)
+                else:
+                    ran[(j, k)] = [_SKIPPED]   # stops further stages
+        start += size or 0
+        if size is None:
+            break
+    merged = []
+    for j, ((_, codes, tests, known), plan) in enumerate(zip(jobs, plans)):
+        mine = []
+        for k in range(len(codes)):
+            first = compiled.get((j, k), sandbox.ProgramResult(True))
+            if not first.compiled:
+                mine.append(first)
+                continue
+            cases = dict(known)
+            cases.update(zip(plan, ran.get((j, k), [])))
+            cases.update((i, _SKIPPED) for i in plan if i not in cases)
+            mine.append(sandbox.ProgramResult(first.compiled, first.diagnostics,
+                                              tuple(cases[i] for i in range(len(tests)))))
+        merged.append(mine)
+    return merged
+
+
 def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[str]],
                       settings: StaticSettings = StaticSettings(), progress=None) -> list[list[list[Error]]]:
     """Errors of every program of every problem: result[p][i] for programs[p][i].
 
-    All problems of a language share each round's sandbox batch. `progress(n)` (optional) is
+    All problems of a language share each round's sandbox batches. `progress(n)` (optional) is
     called with the number of programs finished after each round.
     """
     items: dict[tuple[int, str], _Item] = {}
@@ -294,7 +386,8 @@ def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[
             for label, evidence in labels:
                 item.add(label, evidence)
             if labels:
-                item.pending = [("reveal", code, None) for code in parsed]
+                item.result = sandbox.ProgramResult(compiled=False)
+                item.pending = [("reveal", code, ()) for code in parsed]
                 item.done = not parsed
     limits = sandbox.Limits(case_timeout_s=settings.case_timeout_s)
     finished = 0
@@ -308,17 +401,16 @@ def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[
             break
         for language in sorted({i.spec.language for i in active}):
             mine = [i for i in active if i.spec.language == language]
-            batches = [[i.program] if i.result is None and not i.pending else [c for _, c, _ in i.pending]
-                       for i in mine]
-            runs = sandbox.run_problems(language, [(i.spec.entry, codes, i.spec.tests)
-                                                   for i, codes in zip(mine, batches)], limits)
-            for item, outcomes in zip(mine, runs):
-                if item.result is None and not item.pending:
+            jobs = []
+            for item in mine:
+                codes = [item.program] if item.result is None else [code for _, code, _ in item.pending]
+                known = {} if item.result is None or item.pending[0][0] == "reveal" else \
+                    {i: c for i, c in enumerate(item.result.cases) if c.status in ("timeout", "memory")}
+                jobs.append((item.spec.entry, codes, item.spec.tests, known))
+            for item, outcomes in zip(mine, _run_round(language, jobs, limits)):
+                if item.result is None:
                     item.result = outcomes[0]
                     _read_result(item, settings)
-                elif item.result is None:        # Python repaired past a syntax error
-                    item.result = sandbox.ProgramResult(compiled=False)
-                    _choose(item, outcomes, settings)
                 else:
                     _choose(item, outcomes, settings)
     return [[list(items[(p, code)].errors.values()) for code in codes] for p, codes in enumerate(programs)]
