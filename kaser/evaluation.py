@@ -329,11 +329,26 @@ def pair_fold_values(pairs: pl.DataFrame, k_values: Sequence[int]) -> dict[int, 
 
 # ------------------------------------------------------------------------------ per problem
 
+def per_problem_split(judged: pl.DataFrame) -> str:
+    """The split per-problem metrics are computed on: "problem" (unseen problems, the paper's
+    protocol) when such predictions exist, else "student" (seen problems, unseen students: the
+    CPU default trains one student-split model only; the report says which).
+
+    >>> per_problem_split(pl.DataFrame({"split": ["student", "problem"]}))
+    'problem'
+    >>> per_problem_split(pl.DataFrame({"split": ["student"]}))
+    'student'
+    """
+    return "problem" if (judged["split"] == "problem").any() else "student"
+
+
 def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
                   max_codes_per_problem: int = 100, seed: int = 0) -> pl.DataFrame:
-    """Per test problem of split "problem": fold, problem_id, n_real, n_predicted, coverage_iou,
-    chi2_distance, cosine_distance and codebleu_complement_max (null with fewer than 2 codes)."""
-    pairs = _with_truth(_samples(judged, "problem"), truth, "problem")
+    """Per test problem: fold, problem_id, n_real, n_predicted, coverage_iou, chi2_distance,
+    cosine_distance and codebleu_complement_max (null with fewer than 2 codes), on the split
+    `per_problem_split` picks."""
+    split = per_problem_split(judged)
+    pairs = _with_truth(_samples(judged, split), truth, split)
     rows = []
     groups = pairs.group_by("fold", "problem_id", maintain_order=True).agg(
         "real_errors", pl.col("codes").explode(), pl.col("sample_errors").explode())
@@ -388,6 +403,7 @@ class MethodResult:
     pairs: pl.DataFrame       # pair_table
     problems: pl.DataFrame    # problem_table
     k_values: tuple[int, ...]
+    problem_split: str = "problem"   # the split behind `problems` (see per_problem_split)
 
     def fold_values(self) -> dict[int, dict[str, float]]:
         merged: dict[int, dict[str, float]] = {}
@@ -410,7 +426,7 @@ def evaluate_method(judged: pl.DataFrame, truth: Truth, params: EvaluateParams,
     """Per-pair and per-problem tables of one method's judged predictions."""
     return MethodResult(pair_table(judged, truth, params.k_values, params.mastery_threshold),
                         problem_table(judged, truth, embed, params.max_codes_per_problem, params.seed),
-                        tuple(params.k_values))
+                        tuple(params.k_values), per_problem_split(judged))
 
 
 def aggregate(fold_values: dict[int, dict[str, float]]) -> dict[str, dict]:
@@ -467,11 +483,16 @@ def summarise(results: Mapping[str, MethodResult], params: EvaluateParams,
         metrics[method] = {name: value["mean"] for name, value in summary.items()}
         methods[method] = {"metrics": summary, "folds": list(folds), "n_pairs": result.pairs.height,
                            "n_incorrect_pairs": int((~result.pairs["correct"]).sum()),
-                           "n_problems": result.problems.height}
+                           "n_problems": result.problems.height,
+                           "per_problem_split": result.problem_split}
     single = [m for m, v in methods.items() if len(v["folds"]) == 1]
     if single:
         notes.append(f"one fold evaluated for {', '.join(single)}: std over folds is 0 and "
                      "t-tests run over pairs / problems, not folds")
+    seen = [m for m, v in methods.items() if v["per_problem_split"] == "student"]
+    if seen:
+        notes.append(f"per-problem metrics for {', '.join(seen)} come from the student split "
+                     "(test students on problems seen in training), not from unseen problems")
     t_tests = {}
     if REFERENCE_METHOD in results:
         names = sorted({n for m in methods.values() for n in m["metrics"]})

@@ -12,6 +12,8 @@ sample (student_id, problem_id, sample, code, method).
 import sys
 from pathlib import Path
 
+import polars as pl
+
 from kaser import InputError
 from kaser.config import load_section
 from kaser.model import ModelParams
@@ -32,6 +34,9 @@ def main(dataset: str, method: str) -> None:
                          params.max_pairs, params.seed)
     adapter = Path("models") / dataset / ADAPTERS[method]
     predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
+    # the evaluation's contract: which split and test fold these samples belong to
+    predictions = predictions.with_columns(split=pl.lit("student"),
+                                           fold=pl.lit(model.fold, dtype=pl.Int64))
     out = Path("data") / dataset / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
     predictions.write_parquet(out)
