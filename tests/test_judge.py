@@ -1,0 +1,76 @@
+"""The judge: static diagnoses mapped to cluster labels and restricted to candidates; LLM judge."""
+
+import json
+
+import polars as pl
+import pytest
+
+from kaser.data import write_dataset
+from kaser.judge import StaticJudge, reward_judge
+from kaser.synth.bank_python import PROBLEMS
+
+PROBLEM = next(p for p in PROBLEMS if p.problem_id == "python_can_hike")
+CORRECT = PROBLEM.references[0]
+WRONG_OPERATOR = CORRECT.replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25")
+SYNTAX = CORRECT.replace("if raining:", "if raining")
+
+
+def dataset(tmp_path):
+    problems = pl.DataFrame({
+        "problem_id": [PROBLEM.problem_id], "language": ["python"], "statement": [PROBLEM.statement],
+        "kcs": [list(PROBLEM.kcs)],
+        "tests": [[{"input": json.dumps(list(a)), "expected": json.dumps(e)} for a, e in PROBLEM.tests]],
+        "reference": [CORRECT]})
+    submissions = pl.DataFrame({"student_id": ["a", "b"], "problem_id": [PROBLEM.problem_id] * 2,
+                                "step": [0, 0], "code": [CORRECT, WRONG_OPERATOR],
+                                "score": [1.0, 0.5], "correct": [True, False]})
+    write_dataset(tmp_path, problems, submissions)
+    # the cluster stage named the boolean-operator cluster differently from the standard label
+    error_labels = pl.DataFrame({"category": ["Logical", "Syntax"],
+                                 "label": ["Wrong boolean operator", "Missing colon"],
+                                 "count": [3, 1], "cluster": [0, 1],
+                                 "cluster_label": ["Incorrect logical operator", "Missing colon"]})
+    error_labels.write_parquet(tmp_path / "error_labels.parquet")
+    return problems, submissions, error_labels
+
+
+CANDIDATES = ["Incorrect logical operator", "Missing colon", "Off-by-one error"]
+
+
+@pytest.mark.parametrize("code, candidates, expected", [
+    (CORRECT, CANDIDATES, set()),                                     # correct code: nothing
+    (WRONG_OPERATOR, CANDIDATES, {"Incorrect logical operator"}),     # mapped to its cluster label
+    (SYNTAX, CANDIDATES, {"Missing colon"}),                          # compiler-grounded
+    (WRONG_OPERATOR, ["Off-by-one error"], set()),                    # not a candidate: dropped
+])
+def test_static_judge(tmp_path, code, candidates, expected):
+    judge = StaticJudge(*dataset(tmp_path))
+    assert judge(PROBLEM.problem_id, code, candidates) == expected
+
+
+def test_judge_many_diagnoses_each_code_once(tmp_path):
+    judge = StaticJudge(*dataset(tmp_path))
+    first = judge.judge_many(PROBLEM.problem_id, [WRONG_OPERATOR, CORRECT, WRONG_OPERATOR], CANDIDATES)
+    assert first == [{"Incorrect logical operator"}, set(), {"Incorrect logical operator"}]
+    assert len(judge._found) == 2     # two distinct codes diagnosed, the repeat served from memory
+
+
+def test_reward_judge_reads_params_and_needs_the_cluster_outputs(tmp_path):
+    dataset(tmp_path)
+    params = tmp_path / "params.yaml"
+    params.write_text("judge:\n  backend: static\nannotate:\n  backend: static\n")
+    with reward_judge(tmp_path, params) as judge:
+        assert judge(PROBLEM.problem_id, WRONG_OPERATOR, CANDIDATES) == {"Incorrect logical operator"}
+    (tmp_path / "error_labels.parquet").unlink()
+    with pytest.raises(Exception, match="error_labels.parquet"):
+        with reward_judge(tmp_path, params):
+            pass
+
+
+def test_unknown_backend_is_a_clear_error(tmp_path):
+    dataset(tmp_path)
+    params = tmp_path / "params.yaml"
+    params.write_text("judge:\n  backend: magic\n")
+    with pytest.raises(Exception, match="unknown backend 'magic'"):
+        with reward_judge(tmp_path, params):
+            pass
