@@ -137,12 +137,16 @@ class ProblemSpec:
 class _Item:
     """One distinct program of one problem, followed through the rounds."""
     spec: ProblemSpec
-    program: str
+    original: str
+    program: str = ""
     result: sandbox.ProgramResult | None = None
     errors: dict[str, Error] = field(default_factory=dict)
     pending: list = field(default_factory=list)     # [(kind, code, (Repair, ...))] to run next
     rounds: int = 0
     done: bool = False
+
+    def __post_init__(self):
+        self.program = self.program or self.original
 
     def add(self, label: str, evidence: str) -> None:
         if label not in self.errors:
@@ -171,7 +175,8 @@ def _read_result(item: _Item, settings: StaticSettings) -> None:
     if not result.compiled:
         if spec.language == "java":
             for label, evidence in java_compile_errors(code, result.diagnostics):
-                item.add(label, evidence)
+                if label != GENERIC_SYNTAX or code == item.original:   # not what a repair left behind
+                    item.add(label, evidence)
             fixes = java_syntax_repairs(code, list(result.diagnostics))
             if any("missing return statement" in d.message for d in result.diagnostics):
                 fixes += java_method_return_repairs(code)
@@ -221,8 +226,10 @@ def _choose(item: _Item, outcomes: list[sandbox.ProgramResult], settings: Static
             return (bool(outcome.compiled), len(_passes(outcome)) if outcome.compiled else 0,
                     -len(outcome.diagnostics))
         (_, code, _), best = max(zip(candidates, outcomes), key=rank)
-        fewer = len(best.diagnostics) < len(item.result.diagnostics)
-        if best.compiled or (fewer and item.result.compiled is False):
+        before = sorted(d.message for d in item.result.diagnostics)
+        after = sorted(d.message for d in best.diagnostics)
+        moved_on = item.result.compiled is False and len(after) <= len(before) and after != before
+        if best.compiled or moved_on:
             item.program, item.result = code, best
             _read_result(item, settings)
         else:
