@@ -220,10 +220,11 @@ def _brace_candidates(code: str, limit: int = 4) -> list[str]:
             if not masked[j].strip():
                 continue
             else_line = masked[j].lstrip().startswith("else")
-            if len(_indent(lines[j])) <= width + (2 if else_line else 0):
+            indent = len(_indent(lines[j]))
+            if indent <= width + (2 if else_line else 0):
                 if else_line:   # `if (...) { ... else {`: the `}` goes before the else
                     found.append("\n".join(lines[:j] + [_indent(line) + "} " + lines[j].lstrip()] + lines[j + 1:]))
-                elif not masked[j].lstrip().startswith("}"):
+                elif not (masked[j].lstrip().startswith("}") and indent == width):
                     found.append("\n".join(lines[:j] + [_indent(line) + "}"] + lines[j:]))
                 break
         else:

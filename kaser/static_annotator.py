@@ -50,7 +50,7 @@ import polars as pl
 from tqdm import tqdm
 
 from kaser import sandbox
-from kaser.compile_errors import (GENERIC_SYNTAX, UNDEFINED_METHOD, java_compile_errors,
+from kaser.compile_errors import (GENERIC_SYNTAX, UNDEFINED_METHOD, closest_names, declared_names, java_compile_errors,
                                   java_method_return_repairs, java_syntax_repairs, python_syntax_pass)
 from kaser.code_shape import branch_count, ends_without_else, falls_through, nearest
 from kaser.generated_tests import entry_signature, reference_tests
@@ -191,6 +191,8 @@ def _read_result(item: _Item, settings: StaticSettings) -> None:
         where = f"on input {_input(spec, case)}"
         if outcome.status == "exception":
             label = exception_label(outcome.exception, outcome.detail, spec.language)
+            if outcome.exception == "UnboundLocalError" and _misspelt(code, outcome.detail):
+                label = "Undefined variable"
             item.add(label, f"{outcome.exception} {where}: {outcome.detail}"[:300])
         elif outcome.status in ("timeout", "memory"):
             item.add("Infinite loop", f"no answer within {settings.case_timeout_s} s {where} ({outcome.status})")
@@ -272,6 +274,17 @@ def _pairs(code: str, partial: list[Repair], singles: list[Repair], limit: int) 
             if combined is not None and combined[2] not in found and len(found) < 2 * limit:
                 found[combined[2]] = ("pair", combined[2], combined[:2])
     return list(found.values())
+
+
+def _misspelt(code: str, detail: str) -> bool:
+    """An unbound Python local that is never assigned with `=` but looks like a declared name
+    (`Count += 1` beside `count = 0`): a misspelling rather than a missing initialisation."""
+    name = re.search(r"'(\w+)'", detail or "")
+    if name is None:
+        return False
+    name = name.group(1)
+    assigned = re.search(rf"^\s*{re.escape(name)}\s*=(?!=)|\bfor\s+{re.escape(name)}\b", code, re.M)
+    return assigned is None and bool(closest_names(name, declared_names(code, "python")))
 
 
 def _fallback(item: _Item) -> None:
