@@ -57,6 +57,8 @@ class GrpoParams:
     loss_type: str = "dapo"
     max_pairs: int | None = None
     gradient_checkpointing: bool = False
+    use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
+    vllm_mode: str = "colocate"   # colocate (same GPUs as training) | server (`trl vllm-serve`)
     seed: int = 0
 
 
@@ -123,6 +125,7 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
         logging_steps=1, save_strategy="no", report_to="none", disable_tqdm=False,
         seed=params.seed, data_seed=params.seed,
         dataloader_pin_memory=torch.cuda.is_available(),
+        use_vllm=params.use_vllm, vllm_mode=params.vllm_mode,
     )
     return GRPOTrainer(model=model, reward_funcs=kaser_rewards(judge), args=args,
                        train_dataset=dataset, processing_class=tokenizer)
