@@ -19,6 +19,7 @@ Departure from the paper, and why:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,10 +38,15 @@ class JudgeConfig:
 
 
 class StaticJudge:
-    """Static diagnosis mapped into cluster labels, cached per (problem, code)."""
+    """Static diagnosis mapped into cluster labels, cached per (problem, code) in memory (LRU).
+
+    Each problem's test plan (its tests, or inputs answered by references when it has none) is
+    built once; every `judge_many` call is then one annotator run (one sandbox batch per round)
+    for the codes not seen before.
+    """
 
     def __init__(self, problems: pl.DataFrame, submissions: pl.DataFrame,
-                 error_labels: pl.DataFrame, settings=None):
+                 error_labels: pl.DataFrame, settings=None, cache_size: int = 100_000):
         from kaser.static_annotator import StaticSettings
         self._problems = {row["problem_id"]: row for row in problems.iter_rows(named=True)}
         correct = submissions.filter(pl.col("correct"))
@@ -49,26 +55,43 @@ class StaticJudge:
         self._cluster_of = {(row["category"], row["label"]): row["cluster_label"]
                             for row in error_labels.iter_rows(named=True)}
         self._settings = settings or StaticSettings()
-        self._found: dict[tuple[str, str], frozenset[str]] = {}
+        self._specs: dict = {}
+        self._found: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+        self._cache_size = cache_size
 
-    def _diagnose(self, problem_id: str, codes: list[str]) -> None:
-        from kaser.static_annotator import annotate_static
-        if problem_id not in self._problems:
-            raise InputError(f"unknown problem {problem_id!r}", column="problem_id")
-        found = annotate_static(self._problems[problem_id], codes,
-                                self._correct.get(problem_id, []), self._settings)
-        for code, errors in zip(codes, found):
-            self._found[(problem_id, code)] = frozenset(
-                self._cluster_of.get((e.category, e.label), e.label) for e in errors)
+    def _spec(self, problem_id: str):
+        from kaser.static_annotator import problem_specs
+        if problem_id not in self._specs:
+            if problem_id not in self._problems:
+                raise InputError(f"unknown problem {problem_id!r}", column="problem_id")
+            correct = self._correct.get(problem_id, [])
+            self._specs[problem_id] = problem_specs([self._problems[problem_id]], [correct], [correct],
+                                                    self._settings)[0]
+        return self._specs[problem_id]
+
+    def _diagnose(self, problem_id: str, codes: list[str]) -> dict[tuple[str, str], frozenset[str]]:
+        from kaser.static_annotator import annotate_programs
+        [found] = annotate_programs([self._spec(problem_id)], [codes], self._settings)
+        fresh = {(problem_id, code): frozenset(self._cluster_of.get((e.category, e.label), e.label)
+                                               for e in errors) for code, errors in zip(codes, found)}
+        self._found.update(fresh)
+        while len(self._found) > self._cache_size:
+            self._found.popitem(last=False)
+        return fresh
 
     def judge_many(self, problem_id: str, codes: Sequence[str],
                    candidate_errors: Sequence[str]) -> list[set[str]]:
-        """The candidate errors found in each code; one sandbox batch for all new codes."""
+        """The candidate errors found in each code; one annotator run for all new codes."""
         new = [c for c in dict.fromkeys(codes) if (problem_id, c) not in self._found]
-        if new:
-            self._diagnose(problem_id, new)
+        fresh = self._diagnose(problem_id, new) if new else {}
         candidates = set(candidate_errors)
-        return [set(self._found[(problem_id, code)] & candidates) for code in codes]
+        found = []
+        for code in codes:
+            key = (problem_id, code)
+            if key in self._found:
+                self._found.move_to_end(key)
+            found.append(set(fresh.get(key, self._found.get(key, frozenset())) & candidates))
+        return found
 
     def __call__(self, problem_id: str, code: str, candidate_errors: Sequence[str]) -> set[str]:
         return self.judge_many(problem_id, [code], candidate_errors)[0]

@@ -74,3 +74,24 @@ def test_unknown_backend_is_a_clear_error(tmp_path):
     with pytest.raises(Exception, match="unknown backend 'magic'"):
         with reward_judge(tmp_path, params):
             pass
+
+
+# ---------------------------------------------------------------- the openai backend
+
+from test_llm import make_client, server  # noqa: E402,F401  (fake OpenAI-compatible server on 127.0.0.1)
+
+from kaser.judge import LLMJudge  # noqa: E402
+
+
+def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, server):  # noqa: F811
+    problems, _, _ = dataset(tmp_path)
+    judge = LLMJudge(problems, make_client())
+    # the fake model answers with the first candidate and one label that is not on the list
+    assert judge(PROBLEM.problem_id, WRONG_OPERATOR, CANDIDATES) == {"Incorrect logical operator"}
+    assert judge.judge_many(PROBLEM.problem_id, [WRONG_OPERATOR, SYNTAX], CANDIDATES[1:]) == \
+        [{"Missing colon"}, {"Missing colon"}]
+    asked = len(server.requests)
+    assert judge(PROBLEM.problem_id, WRONG_OPERATOR, CANDIDATES) == {"Incorrect logical operator"}
+    assert len(server.requests) == asked == 3          # the repeat came from the SQLite cache
+    assert judge(PROBLEM.problem_id, WRONG_OPERATOR, []) == set()   # nothing to choose from: no call
+    assert len(server.requests) == 3
