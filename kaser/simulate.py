@@ -1,0 +1,346 @@
+"""Simulating students on a problem: predicted code and errors per knowledge profile (paper §5.2).
+
+    kaser simulate --problem statement.txt --language java --kcs "loops,conditionals" \\
+        --mastery "loops=0.2,conditionals=0.8" -k 5 --out runs/sim
+    kaser simulate --problem "Return the sum of a and b." --language python --kcs arithmetic \\
+        --population 30 --dataset synthetic-python --out runs/class
+    python stages/sweep.py synthetic-java      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
+
+`simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
+(models/<ds>/grpo) with the student prompt of training, and finds each code's errors with the
+static annotator. `error_distribution` turns a population's samples into the forecast share of
+codes showing each error: what an instructor would see before the assignment goes out.
+`knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
+high mastery on its KCs), K codes each, judged against the problem's candidate errors.
+
+Departures from the paper, and why:
+1. A new problem has no tests and no reference, so nothing can be run against it: its errors are
+   what the compiler / parser finds (Syntax category) and nothing else. The output says so.
+   Logical and runtime errors need tests; the knowledge sweep, on a dataset problem, has them
+   (the judge of params.yaml `judge`, over the dataset's tests and correct submissions).
+2. A population is drawn from the dataset's knowledge-tracing profiles (mastery.parquet rows, a
+   seeded draw) projected onto the requested KCs; the paper does not describe class forecasts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from kaser import InputError
+from kaser.sampling import GenerateParams
+
+NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
+                    "(syntax level); runtime and logical errors are not judged.")
+SWEEP_PROFILES = {"low": (0.15,), "mixed": (0.2, 0.85), "high": (0.9,)}   # levels, cycled over KCs
+
+
+# ---------------------------------------------------------------- profiles
+
+def parse_kcs(text: str) -> list[str]:
+    """The --kcs list: comma-separated, trimmed, no empties or repeats.
+
+    >>> parse_kcs(" loops, conditionals ")
+    ['loops', 'conditionals']
+    """
+    kcs = [kc.strip() for kc in text.split(",")]
+    if not all(kcs):
+        raise InputError(f"--kcs: empty KC in {text!r}")
+    repeated = sorted({kc for kc in kcs if kcs.count(kc) > 1})
+    if repeated:
+        raise InputError(f"--kcs: KC {repeated[0]!r} given twice")
+    return kcs
+
+
+def parse_mastery(text: str, kcs: Sequence[str]) -> dict[str, float]:
+    """The --mastery profile "kc=level,..." naming exactly `kcs`, each level in [0, 1].
+
+    >>> parse_mastery("loops=0.2, conditionals=0.8", ["conditionals", "loops"])
+    {'conditionals': 0.8, 'loops': 0.2}
+    >>> parse_mastery("loops=2", ["loops"])
+    Traceback (most recent call last):
+    kaser.InputError: --mastery: 'loops=2': level 2.0 is outside [0, 1]
+    """
+    profile: dict[str, float] = {}
+    for item in (part.strip() for part in text.split(",")):
+        kc, sep, value = (s.strip() for s in item.partition("="))
+        try:
+            level = float(value) if sep and kc else None
+        except ValueError:
+            level = None
+        if level is None or level != level:   # also NaN
+            raise InputError(f"--mastery: {item!r} is not kc=level (e.g. loops=0.2)")
+        if kc not in kcs:
+            raise InputError(f"--mastery: {item!r}: KC {kc!r} is not in --kcs ({', '.join(kcs)})")
+        if kc in profile:
+            raise InputError(f"--mastery: {item!r}: KC {kc!r} given twice")
+        if not 0.0 <= level <= 1.0:
+            raise InputError(f"--mastery: {item!r}: level {level} is outside [0, 1]")
+        profile[kc] = level
+    missing = [kc for kc in kcs if kc not in profile]
+    if missing:
+        raise InputError(f"--mastery: no level for KC(s) {', '.join(missing)}")
+    return {kc: profile[kc] for kc in kcs}
+
+
+def population_profiles(mastery: pl.DataFrame, vocabulary: Sequence[str], kcs: Sequence[str],
+                        size: int, seed: int) -> list[dict[str, float]]:
+    """`size` profiles over `kcs`: a seeded draw of mastery rows (vocabulary order), projected.
+
+    >>> rows = pl.DataFrame({"mastery": [[0.1, 0.9], [0.4, 0.6]]})
+    >>> population_profiles(rows, ["arrays", "loops"], ["loops"], 3, 0)
+    [{'loops': 0.6}, {'loops': 0.6}, {'loops': 0.9}]
+    """
+    if size < 1:
+        raise InputError(f"--population must be at least 1, not {size}")
+    unknown = [kc for kc in kcs if kc not in vocabulary]
+    if unknown:
+        raise InputError(f"--kcs: KC(s) {', '.join(unknown)} unknown to the dataset; known: "
+                         f"{', '.join(vocabulary)}")
+    if mastery.height == 0:
+        raise InputError("no mastery rows to draw a population from", file="mastery.parquet")
+    index = [list(vocabulary).index(kc) for kc in kcs]
+    rng = random.Random(seed)
+    vectors = mastery["mastery"].to_list()
+    drawn = [vectors[rng.randrange(len(vectors))] for _ in range(size)]
+    return [{kc: round(float(vector[i]), 2) for kc, i in zip(kcs, index)} for vector in drawn]
+
+
+def sweep_levels(kcs: Sequence[str]) -> dict[str, dict[str, float]]:
+    """The knowledge sweep's three profiles over `kcs`: low, mixed (alternating), high.
+
+    >>> sweep_levels(["a", "b", "c"])["mixed"]
+    {'a': 0.2, 'b': 0.85, 'c': 0.2}
+    """
+    return {name: {kc: levels[i % len(levels)] for i, kc in enumerate(kcs)}
+            for name, levels in SWEEP_PROFILES.items()}
+
+
+# ---------------------------------------------------------------- sampling and errors
+
+def sample_codes(statement: str, language: str, kcs: Sequence[str],
+                 profiles: Sequence[dict[str, float]], model_path, adapter,
+                 params: GenerateParams, dtype: str = "auto") -> list[list[str]]:
+    """`params.k` predicted codes per profile, with the training prompt."""
+    from kaser.model import load_tokenizer
+    from kaser.rewards import completion_code
+    from kaser.sampling import sample_completions
+    from kaser.student_prompt import build_prompt_text
+
+    tokenizer = load_tokenizer(model_path)
+    prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language)
+               for p in profiles]
+    texts = sample_completions(model_path, adapter, prompts, params, dtype)
+    return [[completion_code(text) for text in own] for own in texts]
+
+
+def simulate(statement: str, language: str, kcs: Sequence[str],
+             profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
+             dtype: str = "auto", k: int | None = None, *, tests=None, settings=None) -> list[dict]:
+    """[{profile, samples: [{code, errors: [{category, label}]}]}] per profile, K samples each.
+
+    Errors come from the static annotator on a problem row built from the statement: with
+    `tests` (problems.parquet format) they include runtime and logical errors, without them
+    only what the compiler / parser finds (NEW_PROBLEM_NOTE).
+    """
+    from kaser.static_annotator import StaticSettings, annotate_static
+
+    if k is not None:
+        params = dataclasses.replace(params, k=k)
+    codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype)
+    problem = {"problem_id": "new_problem", "language": language, "statement": statement,
+               "kcs": list(kcs), "tests": tests, "reference": None}
+    distinct = list(dict.fromkeys(code for own in codes for code in own))
+    found = dict(zip(distinct, annotate_static(problem, distinct, (), settings or StaticSettings())))
+    return [{"profile": dict(profile),
+             "samples": [{"code": code,
+                          "errors": [{"category": e.category, "label": e.label} for e in found[code]]}
+                         for code in own]}
+            for profile, own in zip(profiles, codes)]
+
+
+def error_distribution(results: Sequence[dict]) -> dict[str, float]:
+    """Share of all sampled codes showing each error label, highest first.
+
+    >>> error_distribution([{"samples": [{"errors": [{"label": "Missing semicolon"}]},
+    ...                                  {"errors": []}]}])
+    {'Missing semicolon': 0.5}
+    """
+    samples = [s for r in results for s in r["samples"]]
+    counts = Counter(label for s in samples for label in {e["label"] for e in s["errors"]})
+    return {label: n / len(samples) for label, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
+
+
+# ---------------------------------------------------------------- reports
+
+def _code_block(code: str, language: str) -> str:
+    fence = "````" if "```" in code else "```"
+    return f"{fence}{language}\n{code or '(empty)'}\n{fence}"
+
+
+def simulation_markdown(simulation: dict) -> str:
+    """simulation.md: per profile its mastery table and each sampled code with its errors; for a
+    population the forecast error distribution first."""
+    problem = simulation["problem"]
+    lines = ["# Simulated students", "", f"Language: {problem['language']}; model: "
+             f"{simulation['adapter']}; {simulation['k']} sample(s) per profile.", "",
+             "> " + problem["statement"].replace("\n", "\n> "), "", f"_{simulation['note']}_", ""]
+    if "error_distribution" in simulation:
+        lines += [f"## Forecast error distribution ({len(simulation['profiles'])} students)", "",
+                  "| error | share of codes |", "|---|---|"]
+        lines += [f"| {label} | {share:.0%} |" for label, share in simulation["error_distribution"].items()]
+        if not simulation["error_distribution"]:
+            lines.append("| (none found) | |")
+        lines.append("")
+    for number, result in enumerate(simulation["profiles"], start=1):
+        lines += [f"## Profile {number}", "", "| KC | mastery |", "|---|---|"]
+        lines += [f"| {kc} | {level:.2f} |" for kc, level in result["profile"].items()]
+        for sample_number, sample in enumerate(result["samples"], start=1):
+            errors = ", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+            lines += ["", f"Sample {sample_number}: errors: {errors}", "",
+                      _code_block(sample["code"], problem["language"])]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """Text for one markdown table cell (newlines as <br>, HTML and pipes escaped)."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "&#124;")
+    return escaped.replace("\n", "<br>") or "(empty)"
+
+
+def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
+                   codes: dict[str, list[str]], errors: dict[str, list[set[str]]]) -> str:
+    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors."""
+    names = list(levels)
+    kcs = list(problem["kcs"])
+    lines = [f"# Knowledge sweep: {problem['problem_id']}", "",
+             "> " + problem["statement"].replace("\n", "\n> "), "",
+             "Predicted codes from the KASER adapter for three mastery profiles on the problem's KCs; "
+             "errors judged against the problem's candidate errors (params.yaml `judge`).", "",
+             "| KC | " + " | ".join(f"{n} mastery" for n in names) + " |",
+             "|---|" + "---|" * len(names)]
+    lines += [f"| {_cell(kc)} | " + " | ".join(f"{levels[n][kc]:.2f}" for n in names) + " |" for kc in kcs]
+    for sample in range(max(len(codes[n]) for n in names)):
+        lines.append(f"| predicted code {sample + 1} | " + " | ".join(
+            f"<code>{_cell(codes[n][sample])}</code>" for n in names) + " |")
+        lines.append(f"| errors {sample + 1} | " + " | ".join(
+            _cell(", ".join(sorted(errors[n][sample])) or "none") for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- the knowledge sweep
+
+def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) -> str:
+    """The first problem of test fold `fold` (by problem) with the most candidate errors.
+
+    >>> sweep_problem({"by_problem": [["p2", "p1", "p3"]]}, {"p1": ["a", "b"], "p2": ["a"],
+    ...                "p3": ["a", "c"]}, 0)
+    'p1'
+    """
+    by_problem = folds.get("by_problem") or []
+    if not 0 <= fold < len(by_problem) or not by_problem[fold]:
+        raise InputError(f"no test fold {fold} by problem", file="folds.json")
+    return max(by_problem[fold], key=lambda p: (len(problem_errors.get(p, ())), -by_problem[fold].index(p)))
+
+
+def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
+                    dtype: str = "auto", params_path="params.yaml") -> str:
+    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4)."""
+    from kaser.data import read_dataset
+    from kaser.judge import reward_judge
+
+    folder = Path(dataset_folder)
+    problems, _ = read_dataset(folder)
+    rows = problems.filter(pl.col("problem_id") == problem_id)
+    if rows.height == 0:
+        raise InputError(f"unknown problem {problem_id!r}", file=folder / "problems.parquet",
+                         column="problem_id")
+    problem = rows.row(0, named=True)
+    path = folder / "problem_errors.json"
+    if not path.is_file():
+        raise InputError("not found; run the cluster stage first", file=path)
+    candidates = json.loads(path.read_text()).get(problem_id, [])
+    levels = sweep_levels(problem["kcs"])
+    sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
+                           list(levels.values()), model_path, adapter, params, dtype)
+    codes = dict(zip(levels, sampled))
+    with reward_judge(folder, params_path) as judge:
+        errors = {name: judge.judge_many(problem_id, own, candidates) for name, own in codes.items()}
+    return sweep_markdown(problem, levels, codes, errors)
+
+
+# ---------------------------------------------------------------- the command
+
+def _statement(problem: str) -> str:
+    try:
+        path = Path(problem)
+        is_file = path.is_file()
+    except OSError:          # a statement too long to be a file name
+        is_file = False
+    text = path.read_text() if is_file else problem
+    if not text.strip():
+        raise InputError("--problem: the problem statement is empty")
+    return text.strip()
+
+
+def model_folders(dataset: str) -> tuple[Path, Path]:
+    """models/base and models/<dataset>/grpo, or an error saying which stage makes them."""
+    base, adapter = Path("models") / "base", Path("models") / dataset / "grpo"
+    if not base.is_dir():
+        raise InputError("base model folder not found; run `dvc repro base_model` first", file=base)
+    if not (adapter / "adapter_config.json").is_file():
+        raise InputError(f"no trained KASER adapter; run `dvc repro grpo@{dataset}` first", file=adapter)
+    return base, adapter
+
+
+def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict[str, float]]:
+    folder = Path("data") / dataset
+    for name in ("problems.parquet", "mastery.parquet"):
+        if not (folder / name).is_file():
+            stage = "prepare" if name == "problems.parquet" else "knowledge"
+            raise InputError(f"not found; run `dvc repro {stage}@{dataset}` first", file=folder / name)
+    from kaser.data import kc_vocabulary
+    vocabulary = kc_vocabulary(pl.read_parquet(folder / "problems.parquet", columns=["kcs"]))
+    mastery = pl.read_parquet(folder / "mastery.parquet", columns=["mastery"])
+    return population_profiles(mastery, vocabulary, kcs, size, seed)
+
+
+def simulate_command(args) -> None:
+    """`kaser simulate`: writes --out/simulation.json and --out/simulation.md."""
+    from kaser.config import load_section, read_params
+    from kaser.model import ModelParams
+
+    statement = _statement(args.problem)
+    kcs = parse_kcs(args.kcs)
+    if args.k < 1:
+        raise InputError(f"-k must be at least 1, not {args.k}")
+    params = dataclasses.replace(load_section(args.params, "generate", GenerateParams), k=args.k)
+    if args.mastery is not None:
+        profiles = [parse_mastery(args.mastery, kcs)]
+    else:
+        profiles = _population(args.dataset, kcs, args.population, params.seed)
+    base, adapter = model_folders(args.dataset)
+    model = load_section(args.params, "model", ModelParams)
+    settings = None
+    if "annotate" in read_params(args.params):
+        from kaser.annotate import AnnotateConfig
+        settings = load_section(args.params, "annotate", AnnotateConfig).static_settings()
+    results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
+                       model.dtype, settings=settings)
+    simulation = {"problem": {"statement": statement, "language": args.language, "kcs": kcs},
+                  "dataset": args.dataset, "adapter": str(adapter), "k": args.k,
+                  "note": NEW_PROBLEM_NOTE, "profiles": results}
+    if args.population is not None:
+        simulation["error_distribution"] = error_distribution(results)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "simulation.json").write_text(json.dumps(simulation, indent=1) + "\n")
+    (out / "simulation.md").write_text(simulation_markdown(simulation))
+    print(f"{len(profiles)} profile(s) x {args.k} samples -> {out}/simulation.json, simulation.md")

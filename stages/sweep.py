@@ -1,0 +1,54 @@
+"""DVC stage `sweep@<dataset>`: the knowledge sweep (paper Table 4) on one problem of a dataset.
+
+    python stages/sweep.py synthetic-java
+
+Reads models/base/, models/<ds>/grpo/, data/<ds>/ (problems, submissions, folds.json,
+problem_errors.json, error_labels.parquet for the static judge); samples params.yaml `sweep.k`
+codes for a low, a mixed and a high mastery profile on the problem's KCs with the `generate`
+decoding, judges them with params.yaml `judge`, and writes reports/<ds>/knowledge_sweep.md.
+`sweep.problem_id: null` takes the problem of test fold `model.fold` (by problem) with the most
+candidate errors, the first in fold order on a tie.
+"""
+
+import dataclasses
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from kaser import InputError
+from kaser.config import load_section
+from kaser.data import read_folds
+from kaser.model import ModelParams
+from kaser.sampling import GenerateParams
+from kaser.simulate import knowledge_sweep, model_folders, sweep_problem
+
+PARAMS = "params.yaml"
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    problem_id: str | None = None   # null = the test-fold problem with the most candidate errors
+    k: int = 3                      # samples per profile
+
+
+def main(dataset: str) -> None:
+    folder = Path("data") / dataset
+    cfg = load_section(PARAMS, "sweep", SweepConfig)
+    model = load_section(PARAMS, "model", ModelParams)
+    params = dataclasses.replace(load_section(PARAMS, "generate", GenerateParams), k=cfg.k)
+    base, adapter = model_folders(dataset)
+    if not (folder / "problem_errors.json").is_file():
+        raise InputError("not found; run the cluster stage first", file=folder / "problem_errors.json")
+    problem_id = cfg.problem_id or sweep_problem(
+        read_folds(folder / "folds.json"), json.loads((folder / "problem_errors.json").read_text()),
+        model.fold)
+    markdown = knowledge_sweep(folder, problem_id, base, adapter, params, model.dtype, PARAMS)
+    out = Path("reports") / dataset / "knowledge_sweep.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(markdown)
+    print(f"knowledge sweep of {problem_id} -> {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,181 @@
+"""`kaser simulate` and the knowledge sweep: clear errors on bad input, K samples per profile,
+a population's error shares, Table 4 layout. Tiny random model; its text is never asserted on."""
+
+import json
+
+import polars as pl
+import pytest
+import yaml
+
+from kaser import InputError
+from kaser.cli import main
+from kaser.model import load_model
+from kaser.sampling import GenerateParams
+from kaser.simulate import (error_distribution, knowledge_sweep, parse_mastery, population_profiles,
+                            sweep_levels, sweep_markdown)
+from tiny_lm import tiny_model_folder
+
+PARAMS = {"model": {"base": "tiny", "dtype": "float32", "fold": 0},
+          "generate": {"backend": "transformers", "k": 2, "temperature": 0.7, "top_k": 40,
+                       "top_p": 1.0, "repetition_penalty": 1.1, "max_new_tokens": 8,
+                       "batch_size": 4, "max_pairs": None, "seed": 0},
+          "annotate": {"backend": "static", "case_timeout_s": 0.5, "repair_rounds": 1,
+                       "max_repairs": 5, "generated_inputs": 5, "max_references": 2, "seed": 0},
+          "judge": {"backend": "static"}}
+STATEMENT = "Return the sum of the numbers in the list xs."
+
+
+@pytest.fixture(scope="module")
+def adapter_folder(tmp_path_factory):
+    """A LoRA adapter on the tiny model, as the grpo stage leaves it."""
+    from peft import LoraConfig, get_peft_model
+    model, _ = load_model(tiny_model_folder(), dtype="float32", trainable=True)
+    peft_model = get_peft_model(model, LoraConfig(r=2, lora_alpha=4, target_modules=["q_proj"],
+                                                  task_type="CAUSAL_LM"))
+    folder = tmp_path_factory.mktemp("grpo")
+    peft_model.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch, adapter_folder):
+    """A repository root: params.yaml, models/base, models/toy/grpo, data/toy (problems, mastery)."""
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(PARAMS))
+    (tmp_path / "models" / "toy").mkdir(parents=True)
+    (tmp_path / "models" / "base").symlink_to(tiny_model_folder())
+    (tmp_path / "models" / "toy" / "grpo").symlink_to(adapter_folder)
+    data = tmp_path / "data" / "toy"
+    data.mkdir(parents=True)
+    pl.DataFrame({"problem_id": ["p1", "p2"], "kcs": [["loops", "lists"], ["arithmetic"]]}
+                 ).write_parquet(data / "problems.parquet")
+    # vocabulary order: arithmetic, lists, loops
+    pl.DataFrame({"student_id": ["s1", "s2", "s3"], "problem_id": ["p1"] * 3, "step": [0, 0, 0],
+                  "fold": [0, 1, 2], "mastery": [[0.1, 0.2, 0.3], [0.5, 0.6, 0.7], [0.9, 0.8, 0.95]]}
+                 ).write_parquet(data / "mastery.parquet")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*argv):
+    main(["simulate", "--problem", STATEMENT, "--language", "python", "--dataset", "toy",
+          "--out", "sim", *argv])
+
+
+@pytest.mark.parametrize("argv, message", [
+    # a KC the problem was not given
+    (["--kcs", "loops", "--mastery", "loops=0.2,arrays=0.5"], "--mastery: 'arrays=0.5': KC 'arrays' is not in --kcs"),
+    # a level outside [0, 1]
+    (["--kcs", "loops", "--mastery", "loops=1.5"], "--mastery: 'loops=1.5': level 1.5 is outside [0, 1]"),
+    # not kc=level
+    (["--kcs", "loops", "--mastery", "loops:0.5"], "--mastery: 'loops:0.5' is not kc=level"),
+    (["--kcs", "loops", "--mastery", "loops=high"], "--mastery: 'loops=high' is not kc=level"),
+    # a KC of --kcs without a level
+    (["--kcs", "loops,lists", "--mastery", "loops=0.5"], "--mastery: no level for KC(s) lists"),
+    # a population over KCs the dataset never saw: the known ones are listed
+    (["--kcs", "recursion", "--population", "3"], "unknown to the dataset; known: arithmetic, lists, loops"),
+])
+def test_bad_input_exits_2_with_one_line(workspace, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        run(*argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (workspace / "sim").exists()
+
+
+@pytest.mark.parametrize("missing, message", [
+    ("models/toy/grpo", "run `dvc repro grpo@toy` first"),
+    ("models/base", "run `dvc repro base_model` first"),
+])
+def test_missing_model_says_which_stage_to_run(workspace, capsys, missing, message):
+    (workspace / missing).unlink()
+    with pytest.raises(SystemExit) as exit_:
+        run("--kcs", "loops", "--mastery", "loops=0.5")
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_one_profile_writes_k_samples_with_errors(workspace):
+    statement_file = workspace / "statement.txt"
+    statement_file.write_text(STATEMENT + "\n")
+    main(["simulate", "--problem", str(statement_file), "--language", "python", "--dataset", "toy",
+          "--kcs", "loops, lists", "--mastery", "lists=0.9,loops=0.2", "-k", "3", "--out", "sim"])
+    simulation = json.loads((workspace / "sim" / "simulation.json").read_text())
+    assert simulation["problem"]["statement"] == STATEMENT          # read from the file
+    [result] = simulation["profiles"]
+    assert result["profile"] == {"loops": 0.2, "lists": 0.9}
+    assert len(result["samples"]) == 3
+    for sample in result["samples"]:
+        assert isinstance(sample["code"], str)
+        assert all(e["category"] == "Syntax" for e in sample["errors"])   # no tests: syntax only
+    assert "error_distribution" not in simulation
+    markdown = (workspace / "sim" / "simulation.md").read_text()
+    assert "| loops | 0.20 |" in markdown and markdown.count("```python") == 3
+    assert "compiler / parser only" in markdown
+
+
+def test_population_shares_are_in_0_1(workspace):
+    run("--kcs", "loops,arithmetic", "--population", "4", "-k", "2")
+    simulation = json.loads((workspace / "sim" / "simulation.json").read_text())
+    assert len(simulation["profiles"]) == 4
+    assert all(len(r["samples"]) == 2 for r in simulation["profiles"])
+    known = [{"loops": 0.3, "arithmetic": 0.1}, {"loops": 0.7, "arithmetic": 0.5},
+             {"loops": 0.95, "arithmetic": 0.9}]
+    assert all(r["profile"] in known for r in simulation["profiles"])   # projected dataset rows
+    assert all(0 < share <= 1 for share in simulation["error_distribution"].values())
+    assert "Forecast error distribution (4 students)" in (workspace / "sim" / "simulation.md").read_text()
+
+
+def test_population_draw_is_seeded_and_projected():
+    rows = pl.DataFrame({"mastery": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]})
+    first = population_profiles(rows, ["a", "b"], ["b", "a"], 5, seed=1)
+    assert first == population_profiles(rows, ["a", "b"], ["b", "a"], 5, seed=1)
+    assert {(p["a"], p["b"]) for p in first} <= {(0.1, 0.2), (0.3, 0.4), (0.5, 0.6)}
+    with pytest.raises(InputError, match="--population must be at least 1"):
+        population_profiles(rows, ["a", "b"], ["a"], 0, seed=1)
+
+
+def test_error_distribution_counts_each_label_once_per_code():
+    results = [{"samples": [{"errors": [{"label": "X"}, {"label": "X"}, {"label": "Y"}]},
+                            {"errors": [{"label": "Y"}]}]},
+               {"samples": [{"errors": []}, {"errors": [{"label": "Y"}]}]}]
+    assert error_distribution(results) == {"Y": 0.75, "X": 0.25}
+
+
+def test_mastery_given_twice_is_refused():
+    with pytest.raises(InputError, match="KC 'a' given twice"):
+        parse_mastery("a=0.1,a=0.2", ["a"])
+
+
+def test_sweep_markdown_lays_out_table_4():
+    problem = {"problem_id": "p1", "statement": "Sum.", "kcs": ["loops", "lists", "arithmetic"]}
+    levels = sweep_levels(problem["kcs"])
+    codes = {name: ["def f(xs):\n    return xs | 1", "x <"] for name in levels}
+    errors = {name: [{"Wrong return value"}, set()] for name in levels}
+    lines = sweep_markdown(problem, levels, codes, errors).splitlines()
+    assert "| KC | low mastery | mixed mastery | high mastery |" in lines
+    assert "| lists | 0.15 | 0.85 | 0.90 |" in lines
+    code_row = next(line for line in lines if line.startswith("| predicted code 1 |"))
+    assert code_row.count(" | ") == 3                           # the code's own | is escaped
+    assert "return xs &#124; 1" in code_row and "<br>" in code_row
+    assert "| errors 2 | none | none | none |" in lines
+
+
+def test_knowledge_sweep_judges_dataset_problem_with_its_tests(workspace):
+    data = workspace / "data" / "toy"
+    tests = [{"input": "[[1, 2]]", "expected": "3"}, {"input": "[[]]", "expected": "0"}]
+    pl.DataFrame({"problem_id": ["p1"], "language": ["python"], "statement": [STATEMENT],
+                  "kcs": [["loops", "lists"]], "tests": [tests], "reference": ["def f(xs):\n    return sum(xs)"]},
+                 schema_overrides={"tests": pl.List(pl.Struct({"input": pl.String, "expected": pl.String}))}
+                 ).write_parquet(data / "problems.parquet")
+    pl.DataFrame({"student_id": ["s1"], "problem_id": ["p1"], "step": [0], "code": ["def f(xs):\n    return sum(xs)"],
+                  "score": [1.0], "correct": [True]}).write_parquet(data / "submissions.parquet")
+    pl.DataFrame({"category": ["Syntax"], "label": ["Syntax error"], "count": [1], "cluster": [0],
+                  "cluster_label": ["Syntax error"]}).write_parquet(data / "error_labels.parquet")
+    (data / "problem_errors.json").write_text(json.dumps({"p1": ["Syntax error", "Wrong return value"]}))
+    markdown = knowledge_sweep(data, "p1", workspace / "models" / "base", workspace / "models" / "toy" / "grpo",
+                               GenerateParams(k=2, max_new_tokens=8), "float32", "params.yaml")
+    assert "| loops | 0.15 | 0.20 | 0.90 |" in markdown
+    assert markdown.count("| predicted code") == 2 and markdown.count("| errors") == 2
+    with pytest.raises(InputError, match="unknown problem 'p9'"):
+        knowledge_sweep(data, "p9", "models/base", "models/toy/grpo", GenerateParams(k=1), "float32")
