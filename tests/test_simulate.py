@@ -123,6 +123,9 @@ def test_population_shares_are_in_0_1(workspace):
              {"loops": 0.95, "arithmetic": 0.9}]
     assert all(r["profile"] in known for r in simulation["profiles"])   # projected dataset rows
     assert all(0 < share <= 1 for share in simulation["error_distribution"].values())
+    samples = [s for r in simulation["profiles"] for s in r["samples"]]
+    for label, share in simulation["error_distribution"].items():   # share of the 8 codes
+        assert share == sum(any(e["label"] == label for e in s["errors"]) for s in samples) / 8
     assert "Forecast error distribution (4 students)" in (workspace / "sim" / "simulation.md").read_text()
 
 
