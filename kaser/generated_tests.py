@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zlib
 from collections.abc import Sequence
 from itertools import product
 from typing import Any
@@ -116,9 +117,22 @@ class _Values:
         numbers, strings, floats = _literals(code)
         self.rng = rng
         self.ints = list(dict.fromkeys([0, 1, -1, 2, 3, 5, 10] + numbers))
+        self.numbers = numbers
         self.strings = list(dict.fromkeys(["", "a", "ab"] + strings + list(_WORDS)))
         self.literals = strings
+        # letters, plus the characters the reference tests for ("0".."9", "A".."Z", " ", ...)
+        self.alphabet = "abcdehixyz" * 2 + "AB12 " + "".join(c for c in strings if len(c) == 1)
         self.doubles = list(dict.fromkeys([0.0, 1.0, -1.5, 2.5, 10.0, 0.5] + floats))
+
+    def literal_choices(self, kind: str) -> list[Any]:
+        """A few values of a kind taken from the reference's literals, plus one drawn at random."""
+        if kind == "str":
+            return [*self.literals[:4], self.draw(kind)]
+        if kind == "int":
+            return [*self.rng.sample(self.numbers, min(3, len(self.numbers))), self.draw(kind)]
+        if kind == "bool":
+            return [True, False]
+        return [self.draw(kind)]
 
     def boundary(self, kind: str) -> list[Any]:
         return {"int": [0, 1, -1, 2], "double": [0.0, 1.0, -1.5], "bool": [True, False], "char": ["a", "Z"],
@@ -138,10 +152,10 @@ class _Values:
             return rng.choice("abcxyzAZ09 ")
         if kind == "str":
             if self.literals and rng.random() < 0.5:
-                parts = [rng.choice(self.literals + ["x", "a", "b", " "]) for _ in range(rng.randint(1, 4))]
+                parts = [rng.choice(self.literals + ["x", "a", "b", " "]) for _ in range(rng.choice((1, 1, 2, 3, 4)))]
                 return "".join(parts)
-            return rng.choice(self.strings) if rng.random() < 0.5 else \
-                "".join(rng.choice("abcdehixyz") for _ in range(rng.randint(0, 8)))
+            return rng.choice(self.strings) if rng.random() < 0.4 else \
+                "".join(rng.choice(self.alphabet) for _ in range(rng.randint(0, 12)))
         element = kind[:-2]
         size = rng.choice([0, 1, 2, 3, 4, 5, 6, 8])
         if element == "int" and rng.random() < 0.2:
@@ -165,6 +179,12 @@ def generate_inputs(kinds: Sequence[str], code: str, count: int, seed: int) -> l
             args[i] = value
             add(args)
     add(base)
+    # the reference's own literals together ("admin" with "letmein", "sunny" with 24..26): a
+    # branch that tests two of them is reached only when both hold at once
+    grid = list(product(*[values.literal_choices(k) for k in kinds]))
+    values.rng.shuffle(grid)
+    for args in grid[:count // 2]:
+        add(list(args))
     if kinds and all(k == kinds[0] for k in kinds) and kinds[0] in ("int", "str"):
         add([values.draw(kinds[0])] * len(kinds))   # equal values
     for _ in range(count * 4):
@@ -176,42 +196,61 @@ def generate_inputs(kinds: Sequence[str], code: str, count: int, seed: int) -> l
 
 # ---------------------------------------------------------------- answers from references
 
+KIND_PROBE = 8   # inputs per Python kind assignment when choosing among several
+
+
+def _assignments(language: str, entry: str, references: Sequence[str]) -> list[list[str]]:
+    """Plausible kinds of the entry function's parameters (one assignment for Java)."""
+    signature = entry_signature(references[0], language, entry) if references else None
+    if signature is None:
+        return []
+    if language == "java":
+        kinds = [_JAVA_KINDS.get(t) for t in signature[1]]
+        return [kinds] if None not in kinds else []
+    options = python_kinds("\n".join(references), signature[1])
+    return [list(a) for a in product(*options)][:6] or [[]]
+
+
 def reference_tests(language: str, problems: Sequence[tuple[str, Sequence[str]]], count: int = 40,
-                    seed: int = 0, limits: sandbox.Limits = sandbox.Limits()) -> list[list[tuple[list, Any]]]:
+                    seed: int = 0, limits: sandbox.Limits = sandbox.Limits(),
+                    run=sandbox.run_problems) -> list[list[tuple[list, Any]]]:
     """Test cases per problem `(entry, references)`: generated inputs on which every reference
     returns the same value (without raising). [] where the signature cannot be read or no
     reference is given.
 
-    Python parameters have no types: each plausible kind assignment gets its own inputs, and the
-    one on which the references run cleanly most often wins. All of it is one sandbox batch.
+    Python parameters have no types: each plausible kind assignment first gets KIND_PROBE
+    inputs, and the one on which the references agree most often gets the `count` inputs.
+    `run` is `sandbox.run_problems` or a stand-in with its signature (the annotator passes
+    one that stops a looping program early).
     """
-    jobs, plans = [], []
-    for number, (entry, references) in enumerate(problems):
-        signature = entry_signature(references[0], language, entry) if references else None
-        plan = []
-        if signature is not None:
-            if language == "java":
-                kinds = [_JAVA_KINDS.get(t) for t in signature[1]]
-                assignments = [kinds] if None not in kinds else []
-            else:
-                options = python_kinds("\n".join(references), signature[1])
-                assignments = [list(a) for a in product(*options)][:6] or [[]]
-            share = count if len(assignments) == 1 else max(8, count // 2)
-            for a, kinds in enumerate(assignments):
-                inputs = generate_inputs(kinds, "\n".join(references), share, seed * 1000 + number * 7 + a)
-                plan.append((kinds, inputs))
-                jobs.append((entry, list(references), [(args, None) for args in inputs]))
-        plans.append(plan)
-    runs = iter(sandbox.run_problems(language, jobs, limits) if jobs else [])
-    tests = []
-    for plan in plans:
-        best: list[tuple[list, Any]] = []
-        for kinds, inputs in plan:
-            results = next(runs)
-            agreed = _agreed(inputs, results)
-            if len(agreed) > len(best):
-                best = agreed
-        tests.append(best)
+    def generated(entry, references, kinds, a, size):
+        # seeded by the problem itself, so its inputs do not depend on what else is in the batch
+        return generate_inputs(kinds, "\n".join(references), size, zlib.crc32(f"{seed}:{entry}:{a}".encode()))
+
+    options = [_assignments(language, entry, references) for entry, references in problems]
+    chosen = [(kinds[0], 0) if len(kinds) == 1 else None for kinds in options]
+    probes = [(p, a, generated(entry, references, kinds, a, KIND_PROBE))
+              for p, ((entry, references), kinds) in enumerate(zip(problems, options)) if len(kinds) > 1
+              for a, kinds in enumerate(kinds)]
+    if probes:
+        results = run(language, [(problems[p][0], list(problems[p][1]), [(args, None) for args in inputs])
+                                 for p, _, inputs in probes], limits)
+        best: dict[int, tuple[int, int]] = {}
+        for (p, a, inputs), outcome in zip(probes, results):
+            agreed = len(_agreed(inputs, outcome))
+            if agreed > best.get(p, (-1, 0))[0]:
+                best[p] = (agreed, a)
+        for p, (_, a) in best.items():
+            chosen[p] = (options[p][a], a)
+    jobs, owners = [], []
+    for p, ((entry, references), pick) in enumerate(zip(problems, chosen)):
+        if pick is not None:
+            inputs = generated(entry, references, pick[0], pick[1], count)
+            jobs.append((entry, list(references), [(args, None) for args in inputs]))
+            owners.append((p, inputs))
+    tests: list[list[tuple[list, Any]]] = [[] for _ in problems]
+    for (p, inputs), outcome in zip(owners, run(language, jobs, limits) if jobs else []):
+        tests[p] = _agreed(inputs, outcome)
     return tests
 
 

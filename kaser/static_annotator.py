@@ -388,6 +388,11 @@ def _run_round(language: str, jobs: list[tuple[str, list[str], list, dict]],
     return merged
 
 
+def _staged(language: str, problems, limits: sandbox.Limits) -> list[list[sandbox.ProgramResult]]:
+    """`sandbox.run_problems` with looping programs stopped early (for reference_tests)."""
+    return _run_round(language, [(entry, list(codes), list(tests), {}) for entry, codes, tests in problems], limits)
+
+
 def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[str]],
                       settings: StaticSettings = StaticSettings(), progress=None) -> list[list[list[Error]]]:
     """Errors of every program of every problem: result[p][i] for programs[p][i].
@@ -462,7 +467,7 @@ def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
         untested = [s for s in specs if s.language == language and not s.tests and s.references]
         if untested:
             generated = reference_tests(language, [(s.entry, s.references) for s in untested],
-                                        settings.generated_inputs, settings.seed, limits)
+                                        settings.generated_inputs, settings.seed, limits, _staged)
             for spec, tests in zip(untested, generated):
                 spec.tests = tests
     return specs
