@@ -179,6 +179,15 @@ def generate_inputs(kinds: Sequence[str], code: str, count: int, seed: int) -> l
             args[i] = value
             add(args)
     add(base)
+    # every number next to a literal of the reference (`temp >= 20` -> 19, 20, 21) in each int
+    # parameter: where a comparison flips
+    sweep = [(i, n) for i, kind in enumerate(kinds) if kind == "int" for n in values.numbers]
+    values.rng.shuffle(sweep)
+    for i, number in sweep[:count // 3]:
+        args = [values.draw(k) for k in kinds]
+        args[i] = number
+        add(args)
+        add([not a if k == "bool" else a for a, k in zip(args, kinds)])   # under either flag
     # the reference's own literals together ("admin" with "letmein", "sunny" with 24..26): a
     # branch that tests two of them is reached only when both hold at once
     grid = list(product(*[values.literal_choices(k) for k in kinds]))
