@@ -343,6 +343,10 @@ def _run_round(language: str, jobs: list[tuple[str, list[str], list, dict]],
     for size in (*STAGES, None):
         batch, owners = [], []
         for j, ((entry, codes, tests, _), plan) in enumerate(zip(jobs, plans)):
+            if start == 0 and not plan:   # nothing to run: compile only
+                batch.append((entry, list(codes), []))
+                owners.append((j, list(range(len(codes))), 0))
+                continue
             if start >= len(plan):
                 continue
             alive = [k for k, code in enumerate(codes) if (start == 0 or (j, k) in ran and not any(

@@ -216,3 +216,14 @@ def test_generated_inputs_cover_boundaries_and_reference_literals():
     numbers = generate_inputs(["int"], "if (n == 13) return 0;", 40, seed=0)
     assert {12, 13, 14} <= {a[0] for a in numbers}                           # around the literal
     assert python_kinds("def f(nums, word):\n    return len(nums) + word.upper()", ["nums", "word"])[1][0] == "str"
+
+
+@pytest.mark.parametrize("language, problem, broken", [
+    ("python", PY_EVENS, EVENS.replace("range(len(nums)):", "range(len(nums))")),
+    pytest.param("java", J_EVENS, JEVENS.replace("count++;", "count++"), marks=[pytest.mark.java, needs_jdk]),
+])
+def test_without_tests_or_references_syntax_is_still_checked(language, problem, broken):
+    # nothing to run the code against: compile only
+    label = {"python": "Missing colon", "java": "Missing semicolon"}[language]
+    found = annotate_static(row(problem, language, tests=False, reference=False), [broken, problem.references[0]])
+    assert [{e.label for e in errors} for errors in found] == [{label}, set()]
