@@ -10,7 +10,7 @@ is what the references return; an input is kept only when every reference return
 value without raising, so inputs outside the task (where correct programs disagree or fail) are
 not used to judge anyone.
 
-    tests = differential_tests([spec_args...])   # see `reference_tests`
+    tests = reference_tests("java", [("countEvens", [reference_code])])   # [[(args, expected), ...]]
 """
 
 from __future__ import annotations
