@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("annotate", help="label the errors in every submission of a folder")
     p.add_argument("dir")
-    p.add_argument("--backend", choices=["static", "openai"], default="static")
+    p.add_argument("--backend", choices=["static", "openai"], default=None,
+                   help="default: params.yaml annotate.backend")
     p.add_argument("--params", default="params.yaml", help="where the annotate settings are read")
 
     p = sub.add_parser("cluster", help="cluster raw error labels into the error vocabulary")
