@@ -115,6 +115,20 @@ def submission_errors(annotations: pl.DataFrame, error_labels: pl.DataFrame) -> 
             .sort("student_id", "problem_id"))
 
 
+def join_submission_errors(pairs: pl.DataFrame, errors: pl.DataFrame) -> pl.DataFrame:
+    """`pairs` with each (student, problem)'s cluster-label `errors` column; every pair must have
+    a row in `errors` (submission_errors.parquet), else the cluster stage is out of date."""
+    joined = pairs.join(errors.select("student_id", "problem_id", "errors"),
+                        on=["student_id", "problem_id"], how="left")
+    missing = joined.filter(pl.col("errors").is_null())
+    if missing.height:
+        first = missing.row(0, named=True)
+        raise InputError(f"no errors row for student {first['student_id']}, problem "
+                         f"{first['problem_id']} ({missing.height} pairs missing); rerun cluster",
+                         file="submission_errors.parquet")
+    return joined
+
+
 def problem_error_lists(errors: pl.DataFrame, top_n: int) -> dict[str, list[str]]:
     """For each problem, its `top_n` most frequent cluster labels (ties broken by name).
 

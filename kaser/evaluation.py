@@ -58,6 +58,7 @@ from scipy.stats import ttest_rel
 from tqdm import tqdm
 
 from kaser import InputError
+from kaser.cluster import join_submission_errors
 from kaser.data import kc_vocabulary
 from kaser.metrics.pair_metrics import CategoryCounts, best_of_k, category_counts, knowledge_alignment
 from kaser.metrics.codebleu import max_codebleu_to_rest
@@ -153,15 +154,7 @@ def read_truth(problems: pl.DataFrame, submissions: pl.DataFrame, submission_err
     """Ground truth of every real pair: code, correctness, cluster-label errors, true mastery."""
     keep = [c for c in ("student_id", "problem_id", "code", "correct", "true_mastery")
             if c in submissions.columns]
-    pairs = submissions.select(keep).join(
-        submission_errors.select("student_id", "problem_id", "errors"),
-        on=["student_id", "problem_id"], how="left")
-    missing = pairs.filter(pl.col("errors").is_null())
-    if missing.height:
-        first = missing.row(0, named=True)
-        raise InputError(f"no errors for student {first['student_id']}, problem {first['problem_id']} "
-                         f"({missing.height} submissions); rerun the cluster stage",
-                         file="submission_errors.parquet")
+    pairs = join_submission_errors(submissions.select(keep), submission_errors)
     category_of: dict[str, str] = {}
     for row in error_labels.sort("category", "label").iter_rows(named=True):
         category_of.setdefault(row["cluster_label"], row["category"])

@@ -34,6 +34,7 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
+from kaser.cluster import join_submission_errors
 from kaser.rewards import Judge, diversity_reward, make_error_reward, similarity_reward
 from kaser.sft import sample_pairs
 from kaser.student_prompt import pair_messages
@@ -66,14 +67,7 @@ def with_errors(pairs: pl.DataFrame, submission_errors: pl.DataFrame,
                 problem_errors: dict[str, list[str]]) -> pl.DataFrame:
     """Add each pair's ground-truth error labels (`errors`) and its problem's candidate list
     (`candidate_errors`, what the judge chooses from), from the cluster stage's outputs."""
-    joined = pairs.join(submission_errors.select("student_id", "problem_id", "errors"),
-                        on=["student_id", "problem_id"], how="left")
-    missing = joined.filter(pl.col("errors").is_null())
-    if missing.height:
-        first = missing.row(0, named=True)
-        raise InputError(f"no errors row for student {first['student_id']}, problem "
-                         f"{first['problem_id']} ({missing.height} pairs missing); rerun cluster",
-                         file="submission_errors.parquet")
+    joined = join_submission_errors(pairs, submission_errors)
     candidates = [list(problem_errors.get(problem, [])) for problem in joined["problem_id"]]
     return joined.with_columns(pl.Series("candidate_errors", candidates, dtype=pl.List(pl.String)))
 
