@@ -24,7 +24,7 @@ from kaser import InputError
 # command -> "module:function"; the function takes the parsed argparse namespace.
 COMMANDS = {
     "synth": "kaser.synth:synth_command",
-    "ingest": "kaser.data:ingest_command",
+    "ingest": "kaser.ingest:ingest_command",
     "annotate": "kaser.annotate:annotate_command",
     "cluster": "kaser.cluster:cluster_command",
     "knowledge": "kaser.knowledge:knowledge_command",

@@ -3,7 +3,7 @@
     python stages/prepare.py synthetic-java
 
 Reads `datasets.<name>` (its `source` says which settings it takes: synthetic, codeworkout or
-falconcode) and `splits`; generates or ingests the dataset (kaser.synth / kaser.data), writes
+falconcode) and `splits`; generates or ingests the dataset (kaser.synth / kaser.ingest), writes
 data/<name>/problems.parquet, submissions.parquet (validated, byte-deterministic) and folds.json.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from kaser import InputError
 from kaser.config import from_dict, load_section, read_params
-from kaser.data import (dataset_counts, ingest_codeworkout, ingest_falconcode, make_folds,
-                        write_dataset, write_folds)
+from kaser.data import dataset_counts, make_folds, write_dataset, write_folds
+from kaser.ingest import ingest_codeworkout, ingest_falconcode
 
 PARAMS = "params.yaml"
 

@@ -16,10 +16,10 @@ import pytest
 
 from kaser import InputError
 from kaser.cli import main as cli_main
-from kaser.data import (CODEWORKOUT_CONCEPTS, PROBLEM_SCHEMA, SUBMISSION_SCHEMA, html_to_text,
-                        ingest_codeworkout, ingest_falconcode, kc_vocabulary, make_folds,
-                        read_dataset, read_folds, validate_problems, validate_submissions,
-                        write_dataset, write_folds)
+from kaser.data import (PROBLEM_SCHEMA, SUBMISSION_SCHEMA, kc_vocabulary, make_folds, read_dataset,
+                        read_folds, validate_problems, validate_submissions, write_dataset,
+                        write_folds)
+from kaser.ingest import CODEWORKOUT_CONCEPTS, html_to_text, ingest_codeworkout, ingest_falconcode
 
 REPO = Path(__file__).resolve().parents[1]
 
