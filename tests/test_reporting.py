@@ -9,8 +9,9 @@ from test_evaluation import (CANDIDATES, KASER, PARAMS, hash_embed, marker_judge
                              sft_rows, truth)
 
 from kaser.evaluation import evaluate_dataset
+from kaser.figures import reward_rows, rewards_csv
 from kaser.reporting import (DatasetInputs, comparison_sentence, dataset_report, metric_table,
-                             paper_dataset, readme, reward_rows, rewards_csv, significant_over_baselines,
+                             paper_dataset, readme, significant_over_baselines,
                              table1_columns, table2)
 
 
