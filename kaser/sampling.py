@@ -146,11 +146,19 @@ def prediction_rows(pairs: pl.DataFrame, completions: list[list[str]], method: s
 
 
 def predict(model_path, adapter, pairs: pl.DataFrame, params: GenerateParams, method: str,
-            dtype: str = "auto") -> pl.DataFrame:
-    """K samples for every row of a `student_pairs` table, as `prediction_rows`."""
+            dtype: str = "auto", messages: list[list[dict[str, str]]] | None = None) -> pl.DataFrame:
+    """K samples for every row of a `student_pairs` table, as `prediction_rows`.
+
+    The prompt of each row is its student prompt (`pair_messages`), or `messages[i]` when given
+    (the in-context prompts of the ICL, PersonaPrompt and ParaStudent baselines).
+    """
     from kaser.model import load_tokenizer
+    if messages is None:
+        messages = pair_messages(pairs)
+    if len(messages) != pairs.height:
+        raise ValueError(f"{len(messages)} prompts for {pairs.height} pairs")
     tokenizer = load_tokenizer(model_path)
-    prompts = [tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-               for messages in pair_messages(pairs)]
+    prompts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+               for chat in messages]
     return prediction_rows(pairs, sample_completions(model_path, adapter, prompts, params, dtype),
                            method)

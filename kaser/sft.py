@@ -7,7 +7,8 @@ Data are prompt-completion pairs in TRL's conversational form: the prompt is the
 `kaser.student_prompt.build_messages` (problem, KCs, mastery before the attempt), the completion
 the student's code as the assistant's reply. `trl.SFTTrainer` renders both through the chat
 template and computes the loss on the completion only (`completion_only_loss`), as the authors
-mask the prompt tokens out of the labels.
+mask the prompt tokens out of the labels. The ParaStudent baseline trains the same way on its own
+in-context examples (`train_examples`, examples from `kaser.baselines.parastudent_examples`).
 
 Departures from the authors' code (umass-ml4ed/code_personalization, sft.py), and why:
 1. TRL's SFTTrainer instead of a hand-written loop; the loss is the same token-level NLL on the
@@ -68,16 +69,25 @@ def lora_config(params):
 
 def sft_trainer(model_path, pairs: pl.DataFrame, params: SftParams, out_dir, dtype: str = "auto"):
     """A ready `trl.SFTTrainer` for `pairs` (a `student_pairs` table), LoRA attached."""
+    chosen = sample_pairs(pairs, params.max_pairs, params.seed)
+    return examples_trainer(model_path, sft_examples(chosen), params, out_dir, dtype)
+
+
+def examples_trainer(model_path, examples: list[dict], params: SftParams, out_dir,
+                     dtype: str = "auto"):
+    """A ready `trl.SFTTrainer` for prepared conversational prompt-completion `examples` (all of
+    them: `params.max_pairs` is the caller's draw), LoRA attached."""
     import torch
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
     from kaser.model import load_model
 
+    if not examples:
+        raise ValueError("no training examples")
     model, tokenizer = load_model(model_path, dtype=dtype, trainable=True, padding_side="right")
     model.train()
-    chosen = sample_pairs(pairs, params.max_pairs, params.seed)
-    dataset = Dataset.from_list(sft_examples(chosen))
+    dataset = Dataset.from_list(examples)
     args = SFTConfig(
         output_dir=str(out_dir),
         learning_rate=params.learning_rate,
@@ -105,7 +115,16 @@ def train_sft(model_path, pairs: pl.DataFrame, params: SftParams, out_dir,
     Returns TRL's log history: one entry per optimizer step (loss, grad_norm, learning_rate,
     epoch, step, ...) and a closing summary entry (train_runtime, train_loss, ...).
     """
-    trainer = sft_trainer(model_path, pairs, params, out_dir, dtype)
+    return _train(sft_trainer(model_path, pairs, params, out_dir, dtype), out_dir)
+
+
+def train_examples(model_path, examples: list[dict], params: SftParams, out_dir,
+                   dtype: str = "auto") -> list[dict]:
+    """`train_sft` on prepared prompt-completion `examples` (e.g. ParaStudent's in-context ones)."""
+    return _train(examples_trainer(model_path, examples, params, out_dir, dtype), out_dir)
+
+
+def _train(trainer, out_dir) -> list[dict]:
     trainer.train()
     trainer.save_model(str(out_dir))
     return list(trainer.state.log_history)

@@ -2,11 +2,18 @@
 
     python stages/generate.py synthetic-java student_sft
     python stages/generate.py synthetic-java kaser
+    python stages/generate.py synthetic-java icl           # baselines (kaser.prompting)
+    python stages/generate.py synthetic-java persona
+    python stages/generate.py synthetic-java parastudent
 
-The method names its adapter: `student_sft` models/<ds>/sft/, `kaser` models/<ds>/grpo/. Test
-pairs are the submissions of the students in test fold `model.fold`; params.yaml `generate` sets
-K, the decoding and the backend. Writes data/<ds>/predictions/<method>.parquet, one row per
-sample (student_id, problem_id, sample, code, method).
+`student_sft` samples the base model with models/<ds>/sft/, `kaser` with models/<ds>/grpo/, from
+the student prompt. The history baselines prompt with the student's earlier submissions: `icl`
+and `persona` on the base model (or, with params.yaml `baselines.backend: openai`, an
+OpenAI-compatible endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>),
+`parastudent` with models/<ds>/parastudent/. Test pairs are the submissions of the students in
+test fold `model.fold`, the same seeded draw for every method; params.yaml `generate` sets K, the
+decoding and the backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample
+(student_id, problem_id, sample, code, method, split, fold).
 """
 
 import sys
@@ -15,29 +22,43 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
+from kaser.baselines import BaselineParams
 from kaser.config import load_section
+from kaser.data import read_dataset
+from kaser.llm import LLMConfig
 from kaser.model import ModelParams
+from kaser.prompting import predict_baseline
 from kaser.sampling import GenerateParams, predict
 from kaser.sft import sample_pairs
 from kaser.student_prompt import read_pairs
 
 PARAMS = "params.yaml"
-ADAPTERS = {"student_sft": "sft", "kaser": "grpo"}
+ADAPTERS = {"student_sft": "sft", "kaser": "grpo", "icl": None, "persona": None,
+            "parastudent": "parastudent"}
+STUDENT_PROMPT = ("student_sft", "kaser")
 
 
 def main(dataset: str, method: str) -> None:
     if method not in ADAPTERS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(ADAPTERS)}")
+    folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "generate", GenerateParams)
-    pairs = sample_pairs(read_pairs(Path("data") / dataset, model.fold, "test"),
-                         params.max_pairs, params.seed)
-    adapter = Path("models") / dataset / ADAPTERS[method]
-    predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
+    pairs = sample_pairs(read_pairs(folder, model.fold, "test"), params.max_pairs, params.seed)
+    adapter = Path("models") / dataset / ADAPTERS[method] if ADAPTERS[method] else None
+    if method in STUDENT_PROMPT:
+        predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
+    else:
+        baselines = load_section(PARAMS, "baselines", BaselineParams)
+        problems, submissions = read_dataset(folder)
+        predictions = predict_baseline(
+            method, pairs, problems, submissions, baselines, params,
+            llm=load_section(PARAMS, "llm", LLMConfig), model_id=model.base,
+            cache_path=folder / baselines.cache_file, adapter=adapter, dtype=model.dtype)
     # the evaluation's contract: which split and test fold these samples belong to
     predictions = predictions.with_columns(split=pl.lit("student"),
                                            fold=pl.lit(model.fold, dtype=pl.Int64))
-    out = Path("data") / dataset / "predictions" / f"{method}.parquet"
+    out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
     predictions.write_parquet(out)
     print(f"{pairs.height} pairs x {params.k} samples -> {out}")

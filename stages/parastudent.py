@@ -1,0 +1,46 @@
+"""DVC stage `parastudent@<dataset>`: the ParaStudent baseline's LoRA adapter (in-context tuning,
+paper §4.2): Student SFT's trainer on prompts that hold the student's k earlier submissions.
+
+    python stages/parastudent.py synthetic-java
+
+Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains on
+the students outside test fold `model.fold` with params.yaml `sft` (LoRA, learning rate, epochs)
+and `baselines` (history size, code budget, parastudent_max_pairs / _max_length); writes the
+adapter to models/<ds>/parastudent/ and the per-step log to reports/<ds>/parastudent_log.json.
+"""
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+from kaser.baselines import BaselineParams, parastudent_examples, with_history
+from kaser.config import load_section
+from kaser.data import read_dataset
+from kaser.model import ModelParams
+from kaser.sft import SftParams, train_examples
+from kaser.student_prompt import read_pairs
+
+PARAMS = "params.yaml"
+
+
+def main(dataset: str) -> None:
+    folder = Path("data") / dataset
+    model = load_section(PARAMS, "model", ModelParams)
+    baselines = load_section(PARAMS, "baselines", BaselineParams)
+    sft = load_section(PARAMS, "sft", SftParams)
+    params = dataclasses.replace(sft, max_pairs=baselines.parastudent_max_pairs,
+                                 max_length=baselines.parastudent_max_length)
+    problems, submissions = read_dataset(folder)
+    pairs = with_history(read_pairs(folder, model.fold, "train"), problems, submissions,
+                         baselines.history, baselines.max_code_chars)
+    examples = parastudent_examples(pairs, params.max_pairs, params.seed)
+    log = train_examples("models/base", examples, params, Path("models") / dataset / "parastudent",
+                         model.dtype)
+    report = Path("reports") / dataset / "parastudent_log.json"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(json.dumps(log, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
