@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 
 import polars as pl
 
@@ -141,7 +140,7 @@ def predict_baseline(method: str, pairs: pl.DataFrame, problems: pl.DataFrame,
         raise InputError(f"unknown baseline {method!r}; choose one of {', '.join(METHODS)}")
     if method == "parastudent" and adapter is None:
         raise InputError("ParaStudent needs its adapter; run stages/parastudent.py first")
-    Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
+    ResponseCache(cache_path).close()   # the stage's DVC output exists even if nothing is asked
     if method == "persona":
         history = with_history(pairs, problems, submissions, params.persona_history,
                                params.max_code_chars)
