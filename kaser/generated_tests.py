@@ -229,8 +229,8 @@ def reference_tests(language: str, problems: Sequence[tuple[str, Sequence[str]]]
 
     Python parameters have no types: each plausible kind assignment first gets KIND_PROBE
     inputs, and the one on which the references agree most often gets the `count` inputs.
-    `run` is `sandbox.run_problems` or a stand-in with its signature (the annotator passes
-    one that stops a looping program early).
+    `run` is `sandbox.run_problems` or a stand-in with its signature; the annotator's `limits`
+    stop a looping reference at its first timeout (`stop_after_timeout`).
     """
     def generated(entry, references, kinds, a, size):
         # seeded by the problem itself, so its inputs do not depend on what else is in the batch

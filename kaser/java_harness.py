@@ -9,14 +9,15 @@ student's lines unchanged, then `}`. So javac's line L is the student's line L -
 HARNESS_SOURCE is compiled once per process (kaser.sandbox does it) and run as
 `java KaserHarness JOB CLASSES WORK`; JOB is a text file of lines
 
-    timeout_ms 2000 | output_chars 2000 | stack_bytes 16777216 | first_case 0
+    timeout_ms 2000 | output_chars 2000 | stack_bytes 16777216 | first_case 0 | stop_after_timeout 0|1
     program <index> <class> <entry method>   (one per compiled program, in order)
     test <JSON array of arguments>           (the cases of the program above it)
 
 and the harness prints JSON lines like kaser/python_worker.py does ("ready", one line per case,
 "restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets
 its own class loader (so static state dies with it); cases run one at a time on a case thread
-with a time limit, which is stopped and replaced when a case runs out of time. A
+with a time limit, which is stopped and replaced when a case runs out of time (and with
+stop_after_timeout 1 the program's later cases are not run: the supervisor marks them). A
 SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) refuses student code: System.exit
 (reported as status "exit"), starting processes, sockets, links, writes and deletions outside
 the working directory, reads under /proc and /sys, replacing System.out, and reading the
@@ -168,8 +169,10 @@ public final class KaserHarness {
             CountDownLatch done = new CountDownLatch(1);
             work.put(() -> { try { body.run(); } finally { done.countDown(); } });
             if (done.await(timeoutMs, TimeUnit.MILLISECONDS)) return true;
+            // A stopped thread dies at its next safepoint, within milliseconds, or (a tight loop
+            // that never polls) not at all: waiting longer than this only delays the restart.
             try { thread.stop(); } catch (UnsupportedOperationException e) { }
-            thread.join(500);
+            thread.join(100);
             thread = null;
             return false;
         }
@@ -181,12 +184,14 @@ public final class KaserHarness {
     static final Capture CAPTURE = new Capture();
     static Writer results;
     static boolean restart;  // the JVM is no longer clean: a case left threads behind
+    static final String TIMEOUT = "\"status\":\"timeout\"";
 
     static void emit(String line) throws IOException { results.write(line + "\n"); results.flush(); }
 
     public static void main(String[] argv) throws Exception {
         long timeoutMs = 2000;
         int firstCase = 0;
+        boolean stopAfterTimeout = false;
         List<String[]> programs = new ArrayList<>();  // {index, class, entry}
         List<List<String>> tests = new ArrayList<>();
         for (String line : Files.readAllLines(Paths.get(argv[0]), StandardCharsets.UTF_8)) {
@@ -196,6 +201,7 @@ public final class KaserHarness {
                 case "output_chars": CAPTURE.limit = Integer.parseInt(kv[1]); break;
                 case "stack_bytes": RUNNER.stackBytes = Long.parseLong(kv[1]); break;
                 case "first_case": firstCase = Integer.parseInt(kv[1]); break;
+                case "stop_after_timeout": stopAfterTimeout = kv[1].equals("1"); break;
                 case "program": programs.add(kv[1].split(" ")); tests.add(new ArrayList<>()); break;
                 case "test": tests.get(tests.size() - 1).add(kv[1]); break;
                 default: break;
@@ -232,6 +238,7 @@ public final class KaserHarness {
                 }
                 emit("{\"p\":" + index + ",\"c\":" + c + "," + record + ",\"output\":" + quote(CAPTURE.take()) + "}");
                 if (restart) { emit("{\"restart\":true}"); Runtime.getRuntime().halt(0); }
+                if (stopAfterTimeout && record.startsWith(TIMEOUT)) break;  // the supervisor skips the rest
             }
         }
         emit("{\"end\":true}");
@@ -301,7 +308,7 @@ public final class KaserHarness {
             }
         }, timeoutMs);
         restart = !RUNNER.alone();  // threads the student started are still running
-        if (!finished) return "\"status\":\"timeout\",\"detail\":\"time limit exceeded\"";
+        if (!finished) return TIMEOUT + ",\"detail\":\"time limit exceeded\"";
         if (exitStatus != null)
             return "\"status\":\"exit\",\"detail\":" + quote("System.exit(" + exitStatus + ")");
         if ("returned".equals(outcome[0])) {

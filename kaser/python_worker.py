@@ -4,6 +4,7 @@ Never imported to run student code in the caller's process: `kaser.sandbox` pass
 source to `python -I -S -c` in a limited subprocess (see kaser/isolation.py), with a job on stdin:
 
     {"mode": "run"|"compile", "first_case": 0, "timeout": 2.0, "output_chars": 2000,
+     "stop_after_timeout": false,   # true: a program's cases after its first timeout are not run
      "programs": [[index, code, entry function name, [JSON of each case's argument list]], ...]}
 
 It answers with JSON lines on its stdout (one per event, flushed at once so the supervisor can
@@ -202,6 +203,8 @@ def _run_program(emit, job, program_spec, first_case, sink):
                 _disarm()
                 record = _outcome("raised", CaseTimeout(), job["output_chars"])
         emit({"p": index, "c": case, "output": sink.take(), **record})
+        if record["status"] == "timeout" and job.get("stop_after_timeout"):
+            return   # the supervisor marks the program's later cases as not run
 
 
 def main():

@@ -7,8 +7,8 @@ The only place in KASER where student code executes, always in subprocesses, nev
     results[0].compiled, results[0].cases[1].status      # True, "pass"
 
 Batches are cheap: all Java programs of a call go through one javac run (more only when some
-fail to compile) and one JVM (KaserHarness, kaser/java_harness.py); Python programs are shared
-among `Limits.workers` worker processes (kaser/python_worker.py). `run_problems` does the same
+fail to compile) and are shared among `Limits.workers` JVMs (KaserHarness, kaser/java_harness.py);
+Python programs likewise among worker processes (kaser/python_worker.py). `run_problems` does the same
 for many problems at once, which is how a whole dataset is annotated quickly. A worker that dies
 or stops answering is killed, the case it was on gets the blame (timeout / memory / exit), and a
 fresh worker carries on with the rest.
@@ -49,7 +49,8 @@ class Limits:
     processes: int = 128            # processes + threads for one batch (Java needs ~30 itself)
     file_bytes: int = 16 << 20      # largest file student code may write
     output_chars: int = 2000        # printed output kept per case
-    workers: int = 2                # Python worker processes per batch
+    workers: int = 2                # worker processes per batch (Python workers; JVMs for Java)
+    stop_after_timeout: bool = False  # a program's cases after its first timeout are not run (SKIPPED)
     startup_s: float = 60.0         # allowance for a JVM/javac to start on a loaded machine
 
 
@@ -115,6 +116,9 @@ def _case(record: dict, expected: Any) -> CaseResult:
     return CaseResult("pass" if passed else "fail", actual, **extra)
 
 
+# what a case not run after an earlier timeout of its program reports (Limits.stop_after_timeout)
+SKIPPED = CaseResult("timeout", detail="not run: the program ran out of time on an earlier case")
+
 _WORKER_SOURCE = Path(__file__).with_name("python_worker.py").read_text(encoding="utf-8")
 
 
@@ -179,10 +183,16 @@ class _Batch:
         elif isinstance(c, int) and 0 <= c < len(self.cases[p]) and self.cases[p][c] is None:
             self.cases[p][c] = _case(record, self.expected[p][c])
             slot.progress += 1
+            self._skip_after_timeout(p, self.cases[p][c])
 
     def _blame(self, p: int, c: int | None, result: CaseResult) -> None:
         todo = range(len(self.cases[p])) if c is None else [c]
         self.cases[p] = [result if i in todo and old is None else old for i, old in enumerate(self.cases[p])]
+        self._skip_after_timeout(p, result)
+
+    def _skip_after_timeout(self, p: int, result: CaseResult) -> None:
+        if result.status == "timeout" and self.limits.stop_after_timeout:
+            self.cases[p] = [SKIPPED if old is None else old for old in self.cases[p]]
 
     def after_exit(self, slot: _Slot) -> bool:
         """Blame the case a dead worker was on; True while the slot still has work."""
@@ -327,7 +337,7 @@ def _run_python(batch: _Batch, mode: str) -> None:
 
     def command(slot: _Slot, run: int):
         job = {"mode": mode, "first_case": slot.first_case, "timeout": batch.limits.case_timeout_s,
-               "output_chars": batch.limits.output_chars,
+               "output_chars": batch.limits.output_chars, "stop_after_timeout": batch.limits.stop_after_timeout,
                "programs": [[p, batch.codes[p], batch.entries[p], batch.args[p]] for p in slot.order]}
         path = _write(batch.folder / f"job-{id(slot)}-{run}.json", json.dumps(job))
         cases = sum(max(1, len(batch.args[p])) for p in slot.order)
@@ -446,11 +456,12 @@ def _run_java(batch: _Batch) -> None:
 
     def command(slot: _Slot, run: int):
         job = [f"timeout_ms {int(limits.case_timeout_s * 1000)}", f"output_chars {limits.output_chars}",
-               f"stack_bytes {limits.java_stack_mb << 20}", f"first_case {slot.first_case}"]
+               f"stack_bytes {limits.java_stack_mb << 20}", f"first_case {slot.first_case}",
+               f"stop_after_timeout {int(limits.stop_after_timeout)}"]
         for p in slot.order:
             job.append(f"program {p} {java_harness.class_name(p)} {batch.entries[p]}")
             job.extend(f"test {args}" for args in batch.args[p])
-        path = _write(batch.folder / f"job-{run}.txt", "\n".join(job) + "\n")
+        path = _write(batch.folder / f"job-{id(slot)}-{run}.txt", "\n".join(job) + "\n")
         argv = [shutil.which("java"), f"-Xmx{limits.memory_mb}m", "-XX:-UsePerfData", "-XX:MaxMetaspaceSize=256m",
                 "-XX:MaxDirectMemorySize=64m", "-Djava.security.manager=allow", *_JVM_FLAGS,
                 "-cp", str(_harness()), java_harness.HARNESS_CLASS,
@@ -458,7 +469,23 @@ def _run_java(batch: _Batch) -> None:
         cases = sum(len(batch.args[p]) for p in slot.order)
         return argv, None, _rlimits(batch, cases, memory=False)
 
-    _supervise(batch, [_Slot(runnable)], command)
+    _supervise(batch, [_Slot(order) for order in _shares(runnable, [len(batch.args[p]) for p in runnable],
+                                                          limits.workers)], command)
+
+
+def _shares(programs: list[int], cases: list[int], workers: int) -> list[list[int]]:
+    """`programs` cut into at most `workers` consecutive runs of about equal case counts.
+
+    >>> _shares([0, 1, 2, 3], [5, 5, 5, 5], 2), _shares([7], [3], 2)
+    ([[0, 1], [2, 3]], [[7]])
+    """
+    shares, done, total = [[]], 0, sum(cases)
+    for p, count in zip(programs, cases):
+        if shares[-1] and done >= total * len(shares) / max(1, workers):
+            shares.append([])
+        shares[-1].append(p)
+        done += count
+    return shares
 
 
 def _no_jdk(count: int) -> list[ProgramResult]:

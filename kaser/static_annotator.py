@@ -319,82 +319,29 @@ def _missing_branch(code: str, spec: ProblemSpec) -> str | None:
 
 # ---------------------------------------------------------------- the engine
 
-# A program that may loop forever (a while loop, a for loop without update) runs its cases in
-# growing stages, and stops at the first that runs out of time: on the JVM each timeout costs the
-# time limit plus a restart, so looping programs would otherwise dominate the run time.
-STAGES = (1, 4, 12)   # cases per stage, then the rest
-_SKIPPED = sandbox.CaseResult("timeout", detail="not run: the program ran out of time on an earlier case")
-_LOOP_RISK = re.compile(r"\bwhile\b|\bfor\s*\([^;()]*;[^;]*;\s*\)")
-
-
-def _looped(result: sandbox.ProgramResult) -> bool:
-    return any(c.status in ("timeout", "memory") for c in result.cases)
+def _limits(settings: StaticSettings) -> sandbox.Limits:
+    # One timeout is all an infinite-loop label needs, and on the JVM each costs the time limit
+    # plus a restart: a program's cases after its first timeout are not run (sandbox.SKIPPED).
+    return sandbox.Limits(case_timeout_s=settings.case_timeout_s, stop_after_timeout=True)
 
 
 def _run_round(language: str, jobs: list[tuple[str, list[str], list, dict]],
                limits: sandbox.Limits) -> list[list[sandbox.ProgramResult]]:
     """Run jobs (entry, programs, tests, known cases): every program on every test case not in
-    `known` (those are copied into its result), in stages for programs that may loop (STAGES).
-    Results hold one case per test, in test order."""
+    `known` (those are copied into its result). Results hold one case per test, in test order."""
     plans = [[i for i in range(len(tests)) if i not in known] for _, _, tests, known in jobs]
-    ran: dict[tuple[int, int], list] = {}
-    compiled: dict[tuple[int, int], sandbox.ProgramResult] = {}
-    start = 0
-    for size in (*STAGES, None):
-        batch, owners = [], []
-        for j, ((entry, codes, tests, _), plan) in enumerate(zip(jobs, plans)):
-            if start == 0 and not plan:   # nothing to run: compile only
-                batch.append((entry, list(codes), []))
-                owners.append((j, list(range(len(codes))), 0))
-                continue
-            if start >= len(plan):
-                continue
-            alive = [k for k, code in enumerate(codes) if (start == 0 or (j, k) in ran and not any(
-                c.status in ("timeout", "memory") for c in ran[(j, k)])) and
-                (_LOOP_RISK.search(code) or start == 0)]
-            if start == 0:   # programs without loop risk run every case at once
-                batch.append((entry, [codes[k] for k in alive if not _LOOP_RISK.search(codes[k])],
-                              [tests[i] for i in plan]))
-                owners.append((j, [k for k in alive if not _LOOP_RISK.search(codes[k])], len(plan)))
-                alive = [k for k in alive if _LOOP_RISK.search(codes[k])]
-            if alive:
-                chunk = plan[start:] if size is None else plan[start:start + size]
-                batch.append((entry, [codes[k] for k in alive], [tests[i] for i in chunk]))
-                owners.append((j, alive, len(chunk)))
-        batch_owners = [(job, owner) for job, owner in zip(batch, owners) if job[1]]
-        if not batch_owners:
-            break
-        results = sandbox.run_problems(language, [job for job, _ in batch_owners], limits)
-        for (_, (j, keys, _)), outcomes in zip(batch_owners, results):
-            for k, outcome in zip(keys, outcomes):
-                compiled.setdefault((j, k), outcome)
-                if outcome.compiled:
-                    ran.setdefault((j, k), []).extend(outcome.cases)
-                else:
-                    ran[(j, k)] = [_SKIPPED]   # stops further stages
-        start += size or 0
-        if size is None:
-            break
+    results = sandbox.run_problems(language, [(entry, list(codes), [tests[i] for i in plan])
+                                              for (entry, codes, tests, _), plan in zip(jobs, plans)], limits)
     merged = []
-    for j, ((_, codes, tests, known), plan) in enumerate(zip(jobs, plans)):
+    for (_, _, tests, known), plan, outcomes in zip(jobs, plans, results):
         mine = []
-        for k in range(len(codes)):
-            first = compiled.get((j, k), sandbox.ProgramResult(True))
-            if not first.compiled:
-                mine.append(first)
-                continue
-            cases = dict(known)
-            cases.update(zip(plan, ran.get((j, k), [])))
-            cases.update((i, _SKIPPED) for i in plan if i not in cases)
-            mine.append(sandbox.ProgramResult(first.compiled, first.diagnostics,
-                                              tuple(cases[i] for i in range(len(tests)))))
+        for outcome in outcomes:
+            if outcome.compiled:
+                cases = {**known, **dict(zip(plan, outcome.cases))}
+                outcome = sandbox.ProgramResult(True, outcome.diagnostics, tuple(cases[i] for i in range(len(tests))))
+            mine.append(outcome)
         merged.append(mine)
     return merged
-
-
-def _staged(language: str, problems, limits: sandbox.Limits) -> list[list[sandbox.ProgramResult]]:
-    """`sandbox.run_problems` with looping programs stopped early (for reference_tests)."""
-    return _run_round(language, [(entry, list(codes), list(tests), {}) for entry, codes, tests in problems], limits)
 
 
 def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[str]],
@@ -418,7 +365,7 @@ def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[
                 item.result = sandbox.ProgramResult(compiled=False)
                 item.pending = [("reveal", code, ()) for code in parsed]
                 item.done = not parsed
-    limits = sandbox.Limits(case_timeout_s=settings.case_timeout_s)
+    limits = _limits(settings)
     finished = 0
     while True:
         active = [i for i in items.values() if not i.done]
@@ -466,12 +413,12 @@ def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
         tests = [(json.loads(t["input"]), json.loads(t["expected"])) for t in problem.get("tests") or []]
         specs.append(ProblemSpec(problem["problem_id"], problem["language"], entry, tests,
                                  list(dict.fromkeys([*references, *right]))[:50], references))
-    limits = sandbox.Limits(case_timeout_s=settings.case_timeout_s)
+    limits = _limits(settings)
     for language in sorted({s.language for s in specs}):
         untested = [s for s in specs if s.language == language and not s.tests and s.references]
         if untested:
             generated = reference_tests(language, [(s.entry, s.references) for s in untested],
-                                        settings.generated_inputs, settings.seed, limits, _staged)
+                                        settings.generated_inputs, settings.seed, limits)
             for spec, tests in zip(untested, generated):
                 spec.tests = tests
     return specs

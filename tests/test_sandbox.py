@@ -329,3 +329,48 @@ def test_without_a_jdk_java_is_skipped_with_one_warning(monkeypatch, caplog):
     assert sandbox.java_available() is False
     assert [r.compiled for r in results] == [None, None] and found == [()]
     assert len(caplog.records) == 1 and "no JDK" in caplog.records[0].message
+
+
+# ---------------------------------------------------------------- stop after the first timeout
+
+LOOPS_ON_ZERO = {"python": "def add(a, b):\n    while a == 0:\n        pass\n    return a + b\n",
+                 "java": "public int add(int a, int b) {\n    while (a == 0) { }\n    return a + b;\n}"}
+STOP_TESTS = [([1, 2], 3), ([0, 1], 1), ([5, 5], 10), ([0, 2], 2)]
+
+
+@pytest.mark.parametrize("language", ["python", pytest.param("java", marks=[pytest.mark.java, needs_jdk])])
+def test_stop_after_timeout_skips_the_rest_of_that_program_only(language):
+    stop = Limits(case_timeout_s=0.5, stop_after_timeout=True)
+    start = time.monotonic()
+    result = run_beside(language, LOOPS_ON_ZERO[language], tests=STOP_TESTS, limits=stop)
+    # the case before the loop ran; the first loop timed out; later cases were not run
+    assert [c.status for c in result.cases] == ["pass", "timeout", "timeout", "timeout"]
+    assert result.cases[2] == result.cases[3] == sandbox.SKIPPED
+    assert "not run" not in result.cases[1].detail
+    assert time.monotonic() - start < 15
+
+
+@pytest.mark.parametrize("language", ["python", pytest.param("java", marks=[pytest.mark.java, needs_jdk])])
+def test_without_stop_after_timeout_every_case_runs(language):
+    result = run_beside(language, LOOPS_ON_ZERO[language], tests=STOP_TESTS, limits=Limits(case_timeout_s=0.5))
+    assert [c.status for c in result.cases] == ["pass", "timeout", "pass", "timeout"]
+
+
+def test_stop_after_timeout_when_the_watchdog_kills_the_worker():
+    code = "import time\ndef add(a, b):\n    if a == 0:\n        while True:\n            try:\n" \
+           "                time.sleep(10)\n            except BaseException:\n                pass\n    return a + b\n"
+    stop = Limits(case_timeout_s=0.3, stop_after_timeout=True)
+    result = run_beside("python", code, tests=STOP_TESTS, limits=stop)
+    assert [c.status for c in result.cases] == ["pass", "timeout", "timeout", "timeout"]
+    assert result.cases[3] == sandbox.SKIPPED
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_programs_are_shared_among_workers():
+    codes = [JAVA_RIGHT, JAVA_WRONG, LOOPS_ON_ZERO["java"], JAVA_RIGHT]
+    for workers in (1, 2):
+        results = run_tests("java", "add", codes, STOP_TESTS, Limits(case_timeout_s=0.5, workers=workers,
+                                                                        stop_after_timeout=True))
+        assert [[c.status for c in r.cases] for r in results] == [
+            ["pass"] * 4, ["fail"] * 4, ["pass", "timeout", "timeout", "timeout"], ["pass"] * 4]
