@@ -1,5 +1,7 @@
 """Clustering raw error labels: cluster assignment, representatives, mapping, per-problem lists."""
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -118,3 +120,41 @@ def test_cluster_command_without_annotations_names_the_file(tmp_path, capsys):
         main(["cluster", str(tmp_path), "--params", str(params)])
     assert exit_info.value.code == 2
     assert "annotations.parquet" in capsys.readouterr().err
+
+
+def test_cluster_command_with_openai_summaries_from_a_server_then_from_the_cache(tmp_path, monkeypatch):
+    """`kaser cluster DIR` with summary_backend openai: the real openai client asks a fake
+    OpenAI-compatible server on 127.0.0.1 for each multi-member cluster's label; a second run
+    finds every answer in DIR/llm_cache.sqlite and sends nothing."""
+    from test_llm import KEY_ENV, SECRET, FakeOpenAI
+
+    from kaser.cli import main
+
+    fake = FakeOpenAI()
+    fake.thread.start()
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    ANNOTATIONS.write_parquet(tmp_path / "annotations.parquet")
+    params = tmp_path / "params.yaml"
+    params.write_text("cluster:\n  embedding_model: all-MiniLM-L6-v2\n  max_clusters: 2\n"
+                      "  top_n: 10\n  summary_backend: openai\n"
+                      f"llm:\n  base_url: {fake.url}\n  api_key_env: {KEY_ENV}\n  backoff_s: 0.001\n")
+    try:
+        main(["cluster", str(tmp_path), "--params", str(params)])
+        first = pl.read_parquet(tmp_path / "error_labels.parquet")
+        asked = len(fake.requests)
+        main(["cluster", str(tmp_path), "--params", str(params)])
+        second = pl.read_parquet(tmp_path / "error_labels.parquet")
+    finally:
+        fake.httpd.shutdown()
+        fake.httpd.server_close()
+    # the off-by-one phrasings form one cluster of three members: its label is the server's
+    # ("General <most frequent member>"), asked once, with the key from the environment
+    off = first.filter(pl.col("label").str.to_lowercase().str.contains("off"))
+    assert off["cluster_label"].unique().to_list() == ["General Off-by-one error"]
+    assert asked >= 1 and all(r["status"] == 200 and r["auth"] == f"Bearer {SECRET}" for r in fake.requests)
+    summarised = set(first["cluster_label"].to_list()) - set(first["label"].to_list())
+    assert summarised and all(label.startswith("General ") for label in summarised)
+    assert len(fake.requests) == asked          # the second run made no call
+    assert second.equals(first)
+    problem_errors = json.loads((tmp_path / "problem_errors.json").read_text())
+    assert "General Off-by-one error" in problem_errors["p1"]
