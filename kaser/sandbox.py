@@ -7,7 +7,7 @@ The only place in KASER where student code executes, always in subprocesses, nev
     results[0].compiled, results[0].cases[1].status      # True, "pass"
 
 Batches are cheap: all Java programs of a call go through one javac run (more only when some
-fail to compile) and are shared among `Limits.workers` JVMs (KaserHarness, kaser/java_harness.py);
+fail to compile; kaser/java_compiler.py) and are shared among `Limits.workers` JVMs (KaserHarness, kaser/java_harness.py);
 Python programs likewise among worker processes (kaser/python_worker.py). `run_problems` does the same
 for many problems at once, which is how a whole dataset is annotated quickly. A worker that dies
 or stops answering is killed, the case it was on gets the blame (timeout / memory / exit), and a
@@ -21,22 +21,19 @@ Departures from the paper: it runs no code (o4-mini reads it); execution is our 
 
 from __future__ import annotations
 
-import atexit
-import functools
 import json
 import logging
 import math
 import os
 import shutil
 import signal
-import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from kaser import isolation, java_harness
+from kaser import isolation, java_compiler, java_harness
+from kaser.java_compiler import java_available
 
 log = logging.getLogger(__name__)
 
@@ -349,88 +346,6 @@ def _run_python(batch: _Batch, mode: str) -> None:
 
 # ---------------------------------------------------------------- Java
 
-def java_available() -> bool:
-    """True when javac and java are on PATH."""
-    return shutil.which("javac") is not None and shutil.which("java") is not None
-
-
-_JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Duser.language=en",
-              "-Duser.country=US", "-Dfile.encoding=UTF-8"]
-
-
-def _javac(files: dict[int, Path], out: Path, lines: dict[int, int], limits: Limits) -> dict[int, list[Diagnostic]]:
-    """Compile in few javac runs; {program: diagnostics} of the programs that do not compile.
-
-    1. All files at once, told to go on through attribution and flow analysis after errors
-       (plain javac stops flow analysis at the first error, so 300 "missing return" programs
-       would cost 300 runs). javac writes no class file while any source has an error, so
-    2. the programs it blames are parsed again on their own: one with a syntax error keeps only
-       its syntax errors, as javac would report for it alone (the rest are echoes of recovery);
-    3. the others are compiled again, now cleanly, for their class files.
-    A run that fails without blaming anyone (javac crashed or timed out) is split in halves.
-    """
-    if not files:
-        return {}
-    returncode, output = _javac_run(files.values(), out, ["-XDshould-stop.ifError=FLOW"], limits)
-    if returncode == 0:
-        return {}
-    blamed = {p: [Diagnostic(*d) for d in found] for p, found in java_harness.parse_javac(output, lines).items()
-              if p in files}
-    if not blamed:
-        if len(files) == 1:
-            first = output.strip().splitlines()[:1] or ["javac failed"]
-            return {next(iter(files)): [Diagnostic(None, first[0])]}
-        keys = sorted(files)
-        halves = keys[: len(keys) // 2], keys[len(keys) // 2:]
-        return {p: d for half in halves for p, d in _javac({k: files[k] for k in half}, out, lines, limits).items()}
-    parse_only = ["-XDshould-stop.ifError=PARSE", "-XDshould-stop.ifNoError=PARSE"]
-    _, output = _javac_run([files[p] for p in blamed], out, parse_only, limits)
-    for p, found in java_harness.parse_javac(output, lines).items():
-        if p in blamed:
-            blamed[p] = [Diagnostic(*d) for d in found]
-    rest = {p: path for p, path in files.items() if p not in blamed}
-    return blamed | _javac(rest, out, lines, limits)
-
-
-def _javac_run(files, out: Path, policy: list[str], limits: Limits) -> tuple[int, str]:
-    empty = out.parent / "empty"  # no class or source path: a program sees only itself and the JDK
-    empty.mkdir(exist_ok=True)
-    argv = ["javac", *(f"-J{flag}" for flag in _JVM_FLAGS), *policy, "-encoding", "UTF-8", "-nowarn", "-Xlint:none",
-            "-Xmaxerrs", "1000000", "-proc:none", "-implicit:none", "-cp", str(empty), "-sourcepath", str(empty),
-            "-d", str(out), *map(str, files)]
-    try:
-        run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=isolation.ENV,
-                             cwd=out.parent, timeout=limits.startup_s + 0.2 * len(argv))
-        return run.returncode, run.stdout + run.stderr
-    except subprocess.TimeoutExpired:
-        return -1, "javac timed out"
-
-
-_harness_lock = threading.Lock()
-
-
-@functools.cache
-def _harness_folder() -> Path:
-    """KaserHarness compiled once per process into a folder every sandbox user may read."""
-    folder = isolation.scratch_folder("kaser-java-harness-")
-    atexit.register(shutil.rmtree, folder, True)
-    source = folder / f"{java_harness.HARNESS_CLASS}.java"
-    source.write_text(java_harness.HARNESS_SOURCE, encoding="utf-8")
-    run = subprocess.run(["javac", *(f"-J{flag}" for flag in _JVM_FLAGS), "-nowarn", "-Xlint:none", "-encoding",
-                          "UTF-8", "-d", str(folder), str(source)], capture_output=True, text=True, env=isolation.ENV)
-    if run.returncode != 0:
-        raise RuntimeError(f"the Java harness does not compile: {run.stdout}{run.stderr}")
-    folder.chmod(0o755)
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return folder
-
-
-def _harness() -> Path:
-    with _harness_lock:  # problems may run in parallel threads; compile it once
-        return _harness_folder()
-
-
 def _compile_java(batch: _Batch) -> None:
     sources = batch.folder / "sources"
     sources.mkdir()
@@ -439,10 +354,10 @@ def _compile_java(batch: _Batch) -> None:
         files[p] = sources / f"{java_harness.class_name(p)}.java"
         files[p].write_text(java_harness.wrap_program(p, code), encoding="utf-8")
         lines[p] = code.count("\n") + 1
-    failed = _javac(files, batch.folder / "classes", lines, batch.limits)
+    failed = java_compiler.compile_sources(files, batch.folder / "classes", lines, batch.limits.startup_s)
     for p in range(len(batch.codes)):
         batch.compiled[p] = p not in failed
-        batch.diagnostics[p] = failed.get(p, [])
+        batch.diagnostics[p] = [Diagnostic(*d) for d in failed.get(p, [])]
     for path in (batch.folder / "classes").iterdir():
         path.chmod(0o644)
 
@@ -463,8 +378,8 @@ def _run_java(batch: _Batch) -> None:
             job.extend(f"test {args}" for args in batch.args[p])
         path = _write(batch.folder / f"job-{id(slot)}-{run}.txt", "\n".join(job) + "\n")
         argv = [shutil.which("java"), f"-Xmx{limits.memory_mb}m", "-XX:-UsePerfData", "-XX:MaxMetaspaceSize=256m",
-                "-XX:MaxDirectMemorySize=64m", "-Djava.security.manager=allow", *_JVM_FLAGS,
-                "-cp", str(_harness()), java_harness.HARNESS_CLASS,
+                "-XX:MaxDirectMemorySize=64m", "-Djava.security.manager=allow", *java_compiler.JVM_FLAGS,
+                "-cp", str(java_compiler.harness_classes()), java_harness.HARNESS_CLASS,
                 str(path), str(batch.folder / "classes"), str(batch.folder / "work")]
         cases = sum(len(batch.args[p]) for p in slot.order)
         return argv, None, _rlimits(batch, cases, memory=False)
