@@ -1,8 +1,9 @@
-"""DVC stage `generate@<dataset>`: K predicted codes per test pair, for one method.
+"""DVC stages `generate@<dataset>` (KASER) and `baselines@<dataset>` (the others): K predicted
+codes per test pair, for one method.
 
-    python stages/generate.py synthetic-java student_sft
-    python stages/generate.py synthetic-java kaser
-    python stages/generate.py synthetic-java icl           # baselines (kaser.prompting)
+    python stages/generate.py synthetic-java kaser         # generate@<ds>
+    python stages/generate.py synthetic-java student_sft   # baselines@<ds>, with the three below
+    python stages/generate.py synthetic-java icl           # (kaser.prompting)
     python stages/generate.py synthetic-java persona
     python stages/generate.py synthetic-java parastudent
 
