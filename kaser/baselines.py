@@ -2,7 +2,7 @@
 
     python stages/generate.py synthetic-java icl          # data/<ds>/predictions/icl.parquet
     python stages/generate.py synthetic-java persona      # .../persona.parquet
-    python stages/parastudent.py synthetic-java           # models/<ds>/parastudent/ (LoRA adapter)
+    python stages/parastudent.py synthetic-java           # models/<ds>/parastudent/<split>-<fold>/ (LoRA adapters)
     python stages/generate.py synthetic-java parastudent  # .../parastudent.parquet
 
     pairs = with_history(pairs, problems, submissions, k=5, max_code_chars=600)

@@ -5,39 +5,40 @@ method per student-problem pair and per problem, fold by fold, and test KASER ag
 
 Inputs are the generate stage's predictions, data/<ds>/predictions/<method>.parquet, one row per
 sample: split ("student": a test-fold student's real pair; "problem": any student's pair on a
-test-fold problem), fold, student_id, problem_id, sample (0..K-1), code, method. The ground truth
-is the cluster stage's errors of the real submission (submission_errors.parquet).
+test-fold problem), fold, student_id, problem_id, sample (0..K-1), code, method; the rows of
+every training run of params.yaml model.splits x model.folds. The ground truth is the cluster
+stage's errors of the real submission (submission_errors.parquet).
 
 - `judge_predictions` asks the judge only about (problem, code) pairs its cache does not hold,
   one batch per problem; the cache lives beside the predictions so a rerun judges nothing again.
-- `pair_table` (split "student"): CodeBLEU@K and IoU@K, best of the first K samples, IoU over all
+- `pair_table` (split "student", else "problem": `per_pair_split`): CodeBLEU@K and IoU@K, best of the first K samples, IoU over all
   pairs and over pairs whose real code is incorrect (the authors' IoU); per-category true/false
   positives of the first sample (Table 2); knowledge alignment where the true mastery is known.
-- `problem_table` (split "problem"): error coverage IoU, χ² distance, mean cosine distance of code
+- `problem_table` (split "problem", else "student": `per_problem_split`): error coverage IoU, χ² distance, mean cosine distance of code
   embeddings and CodeBLEU^∁_max per test problem (Table 3).
-- `summarise`: per-fold means, mean ± std over folds, paired t-tests of KASER vs every other
-  method, as `metrics.json` (numbers only, for `dvc metrics show/diff`) and `evaluation.json`.
+- `summarise` (kaser.summary): per-fold means, mean ± std over folds, paired t-tests of KASER vs
+  every other method, as `metrics.json` (numbers only, for `dvc metrics show/diff`) and
+  `evaluation.json`.
 
-Departures from the paper and the authors' code, and why:
-1. The paired t-test (scipy.stats.ttest_rel, two-sided) runs over folds when both methods have
-   at least 3 folds in common, as the paper's 5-fold protocol; with fewer (the CPU default
-   evaluates one fold) it runs over per-pair values paired by (student, problem), or per-problem
-   values paired by problem, so a one-fold run still says whether a difference is noise.
-   evaluation.json records which (`over`: folds | pairs | problems) and n.
-2. The std over folds is numpy's population std (ddof 0), 0 with one fold (a note says so).
-3. Table 2's precision / recall / F1 count every pair (micro over pairs, first sample): an error
+Departures from the paper and the authors' code, and why (the t-test's and the std's are
+kaser.summary's):
+1. A method whose predictions hold only one split is scored on it for both kinds of metrics
+   (per-pair metrics on unseen problems, or per-problem metrics on seen problems), with a note
+   in evaluation.json, so that a run with model.splits [problem] or [student] reports every
+   table; the paper's protocol (both splits) uses each split for its own metrics.
+2. Table 2's precision / recall / F1 count every pair (micro over pairs, first sample): an error
    predicted for a student whose real code was correct is a false positive.
-4. The two diversity metrics (mean cosine distance, CodeBLEU^∁_max) use at most
+3. The two diversity metrics (mean cosine distance, CodeBLEU^∁_max) use at most
    `max_codes_per_problem` predicted codes per problem (a seeded draw), not all of them:
    CodeBLEU^∁_max needs n·(n−1) CodeBLEU scores and a CPU embeds some 20 codes a second, while
    a mean over 100 codes' pairs already estimates the mean over all pairs closely. The error
    metrics always use every code.
-5. Knowledge alignment (ours; synthetic data only): a cluster label's KCs are the synthetic
+4. Knowledge alignment (ours; synthetic data only): a cluster label's KCs are the synthetic
    catalogue's KCs of its member labels (kaser.synth.mutations.CATALOGUE), kept to the problem's
    own KCs when they meet them; a KC is "low" below `mastery_threshold` of the true mastery. The
    predicted errors of a pair are those of all its K samples together. The same score of the
    real errors is reported as a reference.
-6. In CodeBLEU^∁_max an empty predicted code counts 0, not 1: CodeBLEU gives an empty code 0
+5. In CodeBLEU^∁_max an empty predicted code counts 0, not 1: CodeBLEU gives an empty code 0
    against everything, so a method that writes nothing would look the most diverse (the same
    rule as the GRPO diversity reward, kaser.rewards).
 """
@@ -47,14 +48,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy.stats import ttest_rel
 from tqdm import tqdm
 
 from kaser import InputError
@@ -63,10 +62,9 @@ from kaser.data import kc_vocabulary
 from kaser.metrics.pair_metrics import CategoryCounts, best_of_k, category_counts, knowledge_alignment
 from kaser.metrics.codebleu import max_codebleu_to_rest
 from kaser.metrics.problem_metrics import chi2_distance, coverage_iou, mean_cosine_distance
-from kaser.metrics.problem_metrics import HIGHER_IS_BETTER as PROBLEM_HIGHER_IS_BETTER
+from kaser.summary import PROBLEM_METRICS, REFERENCE_METHOD, MethodResult, summarise
 from kaser.taxonomy import CATEGORIES
 
-REFERENCE_METHOD = "kaser"
 BASELINES = ("student_sft", "icl", "persona", "parastudent")
 ABLATIONS = ("kaser_no_sim", "kaser_no_err", "kaser_no_div")
 METHODS = (REFERENCE_METHOD, *BASELINES, *ABLATIONS)
@@ -74,9 +72,6 @@ SPLITS = ("student", "problem")
 PREDICTION_SCHEMA = {"split": pl.String, "fold": pl.Int64, "student_id": pl.String,
                      "problem_id": pl.String, "sample": pl.Int64, "code": pl.String,
                      "method": pl.String}
-PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max")
-SCORES = ("precision", "recall", "f1")
-MIN_FOLDS_FOR_FOLD_TEST = 3
 
 # judge(problem_id, codes) -> for each code the labels, out of the problem's candidate list, in it
 JudgeCodes = Callable[[str, Sequence[str]], Sequence[Iterable[str]]]
@@ -104,17 +99,6 @@ class Truth:
     category_of: dict[str, str]              # cluster label -> Syntax | Runtime | Logical
     error_kcs: dict[str, dict[str, list[str]]] | None   # problem -> label -> KCs (synthetic only)
     kcs: list[str]                           # kc vocabulary: the order of true_mastery
-
-
-def higher_is_better(metric: str) -> bool:
-    """Direction of any metric this module reports.
-
-    >>> higher_is_better("iou_incorrect@3"), higher_is_better("chi2_distance"), higher_is_better("syntax_f1")
-    (True, False, True)
-    """
-    if metric in PROBLEM_HIGHER_IS_BETTER:
-        return PROBLEM_HIGHER_IS_BETTER[metric]
-    return True   # CodeBLEU, IoU, precision / recall / F1 and knowledge alignment
 
 
 def prediction_path(folder: Path, method: str) -> Path:
@@ -166,7 +150,7 @@ def read_truth(problems: pl.DataFrame, submissions: pl.DataFrame, submission_err
 
 def problem_error_kcs(problems: pl.DataFrame, error_labels: pl.DataFrame
                       ) -> dict[str, dict[str, list[str]]]:
-    """problem -> cluster label -> KCs (departure 5); labels with no catalogued member get none."""
+    """problem -> cluster label -> KCs (departure 4); labels with no catalogued member get none."""
     from kaser.synth.mutations import CATALOGUE
     label_kcs: dict[str, set[str]] = {}
     for row in error_labels.iter_rows(named=True):
@@ -239,13 +223,27 @@ def _with_truth(samples: pl.DataFrame, truth: Truth, split: str) -> pl.DataFrame
     return joined
 
 
+def per_pair_split(judged: pl.DataFrame) -> str:
+    """The split per-pair metrics are computed on: "student" (unseen students, the paper's
+    protocol) when such predictions exist, else "problem" (a run of model.splits [problem] only;
+    departure 1, the report says which).
+
+    >>> per_pair_split(pl.DataFrame({"split": ["problem", "student"]}))
+    'student'
+    >>> per_pair_split(pl.DataFrame({"split": ["problem"]}))
+    'problem'
+    """
+    return "student" if (judged["split"] == "student").any() or judged.is_empty() else "problem"
+
+
 def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
                mastery_threshold: float = 0.5) -> pl.DataFrame:
-    """Per-pair scores of split "student": fold, student_id, problem_id, correct,
+    """Per-pair scores on the split `per_pair_split` picks: fold, student_id, problem_id, correct,
     codebleu@k, iou_all@k, iou_incorrect@k (null for correct real code), knowledge_alignment
     (null where undefined), and <category>_tp / _fp / _fn of the first sample."""
     rows = []
-    pairs = _with_truth(_samples(judged, "student"), truth, "student")
+    split = per_pair_split(judged)
+    pairs = _with_truth(_samples(judged, split), truth, split)
     kc_index = {kc: i for i, kc in enumerate(truth.kcs)}
     for pair in tqdm(pairs.iter_rows(named=True), total=pairs.height, desc="per-pair metrics",
                      unit="pair"):
@@ -299,33 +297,12 @@ def truth_alignment(truth: Truth, pairs: pl.DataFrame, threshold: float = 0.5) -
     return float(np.mean(values)) if values else None
 
 
-def pair_fold_values(pairs: pl.DataFrame, k_values: Sequence[int]) -> dict[int, dict[str, float]]:
-    """fold -> metric -> value: means over the fold's pairs; P/R/F1 from summed counts."""
-    result = {}
-    if pairs.is_empty():
-        return result
-    for (fold,), part in pairs.group_by("fold", maintain_order=True):
-        values = {}
-        for name in [f"{m}@{k}" for m in ("codebleu", "iou_incorrect", "iou_all") for k in k_values] \
-                + ["knowledge_alignment"]:
-            column = part[name].drop_nulls()
-            if len(column):
-                values[name] = float(column.mean())
-        for category in CATEGORIES:
-            c = category.lower()
-            counts = CategoryCounts(*(int(part[f"{c}_{n}"].sum()) for n in ("tp", "fp", "fn")))
-            if counts.true_positive + counts.false_positive + counts.false_negative:
-                values |= {f"{c}_{score}": v for score, v in counts.precision_recall_f1().items()}
-        result[int(fold)] = values
-    return dict(sorted(result.items()))
-
-
 # ------------------------------------------------------------------------------ per problem
 
 def per_problem_split(judged: pl.DataFrame) -> str:
     """The split per-problem metrics are computed on: "problem" (unseen problems, the paper's
     protocol) when such predictions exist, else "student" (seen problems, unseen students: the
-    CPU default trains one student-split model only; the report says which).
+    CPU default trains student-split models only; departure 1, the report says which).
 
     >>> per_problem_split(pl.DataFrame({"split": ["student", "problem"]}))
     'problem'
@@ -368,7 +345,7 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
 
 
 def codebleu_diversity(codes: Sequence[str], language: str) -> float:
-    """CodeBLEU^∁_max with departure 6: mean over codes of 1 − max CodeBLEU to the others, an
+    """CodeBLEU^∁_max with departure 5: mean over codes of 1 − max CodeBLEU to the others, an
     empty code counting 0.
 
     >>> codebleu_diversity(["", "  "], "python")   # plain 1 − max would give 1 to each
@@ -378,134 +355,14 @@ def codebleu_diversity(codes: Sequence[str], language: str) -> float:
     return float(np.mean([1.0 - c if code.strip() else 0.0 for code, c in zip(codes, closest)]))
 
 
-def problem_fold_values(problems: pl.DataFrame) -> dict[int, dict[str, float]]:
-    """fold -> metric -> mean over the fold's test problems."""
-    result = {}
-    if problems.is_empty():
-        return result
-    for (fold,), part in problems.group_by("fold", maintain_order=True):
-        result[int(fold)] = {name: float(part[name].drop_nulls().mean())
-                             for name in PROBLEM_METRICS if part[name].drop_nulls().len()}
-    return dict(sorted(result.items()))
-
-
-# ------------------------------------------------------------------------------ summary
-
-@dataclass(frozen=True)
-class MethodResult:
-    pairs: pl.DataFrame       # pair_table
-    problems: pl.DataFrame    # problem_table
-    k_values: tuple[int, ...]
-    problem_split: str = "problem"   # the split behind `problems` (see per_problem_split)
-
-    def fold_values(self) -> dict[int, dict[str, float]]:
-        merged: dict[int, dict[str, float]] = {}
-        for part in (pair_fold_values(self.pairs, self.k_values), problem_fold_values(self.problems)):
-            for fold, values in part.items():
-                merged.setdefault(fold, {}).update(values)
-        return dict(sorted(merged.items()))
-
-    def unit_values(self, metric: str) -> tuple[str, pl.DataFrame]:
-        """("pairs" | "problems", frame of key columns + `value`) behind one metric."""
-        if metric in PROBLEM_METRICS:
-            return "problems", self.problems.select("problem_id", pl.col(metric).alias("value"))
-        if metric in self.pairs.columns:
-            return "pairs", self.pairs.select("student_id", "problem_id", pl.col(metric).alias("value"))
-        return "none", pl.DataFrame()
-
+# ------------------------------------------------------------------------------ one method, a dataset
 
 def evaluate_method(judged: pl.DataFrame, truth: Truth, params: EvaluateParams,
                     embed: EmbedCodes) -> MethodResult:
     """Per-pair and per-problem tables of one method's judged predictions."""
     return MethodResult(pair_table(judged, truth, params.k_values, params.mastery_threshold),
                         problem_table(judged, truth, embed, params.max_codes_per_problem, params.seed),
-                        tuple(params.k_values), per_problem_split(judged))
-
-
-def aggregate(fold_values: dict[int, dict[str, float]]) -> dict[str, dict]:
-    """metric -> {mean, std, folds, per_fold} over the folds that have the metric."""
-    metrics = sorted({name for values in fold_values.values() for name in values})
-    result = {}
-    for name in metrics:
-        folds = [f for f, values in fold_values.items() if name in values]
-        per_fold = [fold_values[f][name] for f in folds]
-        result[name] = {"mean": float(np.mean(per_fold)), "std": float(np.std(per_fold)),
-                        "folds": folds, "per_fold": per_fold}
-    return result
-
-
-def paired_t_test(reference: MethodResult, other: MethodResult, metric: str,
-                  significance: float = 0.05) -> dict | None:
-    """KASER (reference) vs another method on one metric: over folds with >= 3 common folds,
-    else over paired units (pairs or problems). None when the metric has no values."""
-    mine, theirs = reference.fold_values(), other.fold_values()
-    folds = [f for f in mine if f in theirs and metric in mine[f] and metric in theirs[f]]
-    if len(folds) >= MIN_FOLDS_FOR_FOLD_TEST:
-        over = "folds"
-        a = np.array([mine[f][metric] for f in folds])
-        b = np.array([theirs[f][metric] for f in folds])
-    else:
-        over, left = reference.unit_values(metric)
-        _, right = other.unit_values(metric)
-        if over == "none" or not right.height:
-            return None
-        keys = [c for c in left.columns if c != "value"]
-        both = left.join(right, on=keys, suffix="_other").drop_nulls(["value", "value_other"])
-        a, b = both["value"].to_numpy(), both["value_other"].to_numpy()
-    if not len(a):
-        return None
-    difference = float(np.mean(a) - np.mean(b))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # identical samples: scipy warns and returns nan
-        test = ttest_rel(a, b) if len(a) >= 2 else None
-    p_value = None if test is None or np.isnan(test.pvalue) else float(test.pvalue)
-    better = difference > 0 if higher_is_better(metric) else difference < 0
-    return {"over": over, "n": int(len(a)), "mean_difference": difference,
-            "statistic": None if p_value is None else float(test.statistic), "p_value": p_value,
-            "reference_better": bool(better),
-            "significant": bool(better and p_value is not None and p_value < significance)}
-
-
-def summarise(results: Mapping[str, MethodResult], params: EvaluateParams,
-              reference: dict | None = None) -> tuple[dict, dict]:
-    """(metrics.json: method -> metric -> mean, numbers only; evaluation.json: everything)."""
-    metrics, methods, notes = {}, {}, []
-    for method, result in results.items():
-        folds = result.fold_values()
-        summary = aggregate(folds)
-        metrics[method] = {name: value["mean"] for name, value in summary.items()}
-        methods[method] = {"metrics": summary, "folds": list(folds), "n_pairs": result.pairs.height,
-                           "n_incorrect_pairs": int((~result.pairs["correct"]).sum()),
-                           "n_problems": result.problems.height,
-                           "per_problem_split": result.problem_split}
-    single = [m for m, v in methods.items() if len(v["folds"]) == 1]
-    if single:
-        notes.append(f"one fold evaluated for {', '.join(single)}: std over folds is 0 and "
-                     "t-tests run over pairs / problems, not folds")
-    seen = [m for m, v in methods.items() if v["per_problem_split"] == "student"]
-    if seen:
-        notes.append(f"per-problem metrics for {', '.join(seen)} come from the student split "
-                     "(test students on problems seen in training), not from unseen problems")
-    t_tests = {}
-    if REFERENCE_METHOD in results:
-        names = sorted({n for m in methods.values() for n in m["metrics"]})
-        for method, result in results.items():
-            if method == REFERENCE_METHOD:
-                continue
-            tests = {name: paired_t_test(results[REFERENCE_METHOD], result, name, params.significance)
-                     for name in names}
-            t_tests[method] = {name: test for name, test in tests.items() if test is not None}
-    else:
-        notes.append("kaser not evaluated: no t-tests")
-    names = sorted({n for m in methods.values() for n in m["metrics"]})
-    evaluation = {"reference_method": REFERENCE_METHOD, "methods": methods, "t_tests": t_tests,
-                  "higher_is_better": {n: higher_is_better(n) for n in names},
-                  "significance": params.significance, "k_values": list(params.k_values),
-                  "t_test_rule": (f"over folds when both methods share >= {MIN_FOLDS_FOR_FOLD_TEST} "
-                                  "folds, else over pairs (student, problem) or problems"),
-                  "std": "population std over folds (ddof 0)",
-                  "reference": reference or {}, "notes": notes}
-    return metrics, evaluation
+                        tuple(params.k_values), per_problem_split(judged), per_pair_split(judged))
 
 
 def evaluate_dataset(truth: Truth, predictions: Mapping[str, pl.DataFrame],

@@ -20,6 +20,25 @@ REWARD_COLUMNS = ("similarity_reward", "error_reward", "diversity_reward")
 
 # --- figures -------------------------------------------------------------------------------------
 
+def first_run_log(logs: Mapping[str, Sequence[Mapping]] | Sequence[Mapping] | None
+                  ) -> tuple[str | None, list]:
+    """(run name, log) of the first run of a training stage's log file, which holds
+    {"<split>-<fold>": log history} in run order (kaser.model.run_name); a bare list is a
+    one-run file of before the runs were keyed, (None, [...]).
+
+    >>> first_run_log({"student-0": [{"step": 1}], "student-1": []})
+    ('student-0', [{'step': 1}])
+    >>> first_run_log(None)
+    (None, [])
+    """
+    if not logs:
+        return None, []
+    if isinstance(logs, Mapping):
+        name = next(iter(logs))
+        return name, list(logs[name])
+    return None, list(logs)
+
+
 def reward_rows(log_history: Sequence[Mapping]) -> list[dict]:
     """Per-step rows (step, each reward part's mean, weighted total `reward`) of TRL's log
     history; entries without rewards (the run summary) are skipped.
@@ -50,7 +69,7 @@ def rewards_csv(rows: Sequence[Mapping]) -> str:
     return out.getvalue()
 
 
-def reward_figure(rows: Sequence[Mapping], dataset: str):
+def reward_figure(rows: Sequence[Mapping], dataset: str, run: str | None = None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -65,7 +84,7 @@ def reward_figure(rows: Sequence[Mapping], dataset: str):
             axes.plot(steps, [np.nan if v is None else v for v in values], marker="o", markersize=3,
                       linewidth=2.5 if column == "reward" else 1.5, label=label)
     axes.set(xlabel="GRPO step", ylabel="mean reward over the step's completions",
-             title=f"{dataset}: KASER GRPO reward per step")
+             title=f"{dataset}: KASER GRPO reward per step" + (f" (run {run})" if run else ""))
     axes.grid(alpha=0.3)
     axes.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5))
     figure.tight_layout()

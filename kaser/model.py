@@ -10,7 +10,12 @@ paper's `Qwen/Qwen2.5-Coder-7B-Instruct`, or a local folder) is not copied: the 
 tokenizer and a small `kaser_base.json` naming where the weights are, and `load_model` follows it.
 
     folder = materialise_base_model("smollm2-135m-instruct-gguf", "models/base")
-    model, tokenizer = load_model("models/base", adapter="models/synthetic-java/sft")
+    model, tokenizer = load_model("models/base", adapter=adapter_path("synthetic-java", "sft", "student", 0))
+
+Every adapter belongs to one training run: a (split, test fold) of params.yaml `model.splits` x
+`model.folds`, named "<split>-<fold>" (`run_name`) and stored in models/<ds>/<stage>/<run>/
+(`adapter_path`). Whatever loads "the" adapter (`kaser simulate`, the knowledge sweep) takes the
+first run, `ModelParams.first_run`.
 
 Departures from the authors' code, and why:
 1. The authors load the base in 8-bit (bitsandbytes) on a GPU; on CPU we load it in bfloat16
@@ -37,14 +42,73 @@ BUNDLED_MODELS = {
 DEFAULT_BASE = "smollm2-135m-instruct-gguf"
 POINTER_FILE = "kaser_base.json"   # in a materialised folder whose weights live elsewhere
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+# what a training run holds out: the test students' submissions (folds.json by_student) or every
+# submission to the test problems (folds.json by_problem)
+SPLITS = ("student", "problem")
 
 
 @dataclass(frozen=True)
 class ModelParams:
-    """params.yaml `model`: the base LLM, its compute dtype, and the test fold of the run."""
+    """params.yaml `model`: the base LLM, its compute dtype, and the training runs: one per
+    (split, test fold) of `splits` x `folds`, in that order.
+
+    >>> ModelParams(folds=(0, 1), splits=("student", "problem")).runs()
+    [('student', 0), ('student', 1), ('problem', 0), ('problem', 1)]
+    >>> ModelParams(folds=(), splits=("student",))
+    Traceback (most recent call last):
+    kaser.InputError: params.yaml: model.folds: give at least one test fold, e.g. [0]
+    """
     base: str = DEFAULT_BASE
     dtype: str = "auto"
-    fold: int = 0
+    folds: tuple[int, ...] = (0,)
+    splits: tuple[str, ...] = ("student",)
+
+    def __post_init__(self):
+        folds = (self.folds,) if isinstance(self.folds, int) else tuple(self.folds)
+        splits = (self.splits,) if isinstance(self.splits, str) else tuple(self.splits)
+        object.__setattr__(self, "folds", folds)
+        object.__setattr__(self, "splits", splits)
+        if not folds:
+            raise InputError("model.folds: give at least one test fold, e.g. [0]", file="params.yaml")
+        bad = [f for f in folds if isinstance(f, bool) or not isinstance(f, int) or f < 0]
+        if bad:
+            raise InputError(f"model.folds: {bad[0]!r} is not a fold number (0, 1, ... below "
+                             "params.yaml splits.folds)", file="params.yaml")
+        if not splits or set(splits) - set(SPLITS):
+            raise InputError(f"model.splits: {list(splits)} must be a non-empty list out of "
+                             f"{', '.join(SPLITS)}", file="params.yaml")
+        for key, values in (("folds", folds), ("splits", splits)):
+            if len(set(values)) != len(values):
+                raise InputError(f"model.{key}: {list(values)} names one twice", file="params.yaml")
+
+    def runs(self) -> list[tuple[str, int]]:
+        """(split, fold) of every training run, splits outer."""
+        return [(split, fold) for split in self.splits for fold in self.folds]
+
+    @property
+    def first_run(self) -> tuple[str, int]:
+        """The run whose adapter `kaser simulate` and the knowledge sweep load."""
+        return self.runs()[0]
+
+
+def run_name(split: str, fold: int) -> str:
+    """Name of one training run: the key of its log entry and its adapter's folder.
+
+    >>> run_name("problem", 3)
+    'problem-3'
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    return f"{split}-{fold}"
+
+
+def adapter_path(dataset: str, stage: str, split: str, fold: int) -> Path:
+    """models/<dataset>/<stage>/<split>-<fold>: the adapter one run of a training stage writes.
+
+    >>> adapter_path("synthetic-java", "grpo", "student", 0).as_posix()
+    'models/synthetic-java/grpo/student-0'
+    """
+    return Path("models") / dataset / stage / run_name(split, fold)
 
 
 def bundled_gguf(base: str) -> Path:

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from kaser.evaluation import ABLATIONS, BASELINES, METHODS, REFERENCE_METHOD
-from kaser.figures import (draw_codes, message_figure, reward_figure, reward_rows, rewards_csv,
-                           tsne_figure, tsne_points)
+from kaser.figures import (draw_codes, first_run_log, message_figure, reward_figure, reward_rows,
+                           rewards_csv, tsne_figure, tsne_points)
 from kaser.taxonomy import CATEGORIES
 
 METHOD_NAMES = {"kaser": "KASER", "student_sft": "Student SFT", "icl": "ICL",
@@ -376,7 +376,7 @@ class DatasetInputs:
     tsne_codes: dict[str, list[str]] = field(default_factory=dict)   # method or REAL_GROUP -> codes
     annotation_quality: dict | None = None
     knowledge: dict | None = None
-    grpo_log: list | None = None
+    grpo_log: dict | list | None = None          # reports/<ds>/grpo_log.json: {"<split>-<fold>": log}
     sweep: str | None = None                      # knowledge_sweep.md as written
     mastery_png: bool = False                     # reports/<ds>/mastery.png exists
 
@@ -392,8 +392,9 @@ def dataset_report(inputs: DatasetInputs, embed: Callable[[Sequence[str]], np.nd
                    tsne_max_points: int = 300, seed: int = 0) -> DatasetReport:
     """A dataset's README section, reward CSV and figures (t-SNE, reward curves)."""
     name = inputs.dataset
-    rows = reward_rows(inputs.grpo_log or [])
-    rewards = (reward_figure(rows, name) if rows else
+    run, log = first_run_log(inputs.grpo_log)   # the curves of the first training run
+    rows = reward_rows(log)
+    rewards = (reward_figure(rows, name, run) if rows else
                message_figure(f"{name}: GRPO reward per step", "no GRPO log (run the grpo stage)"))
     groups = {label: draw_codes(inputs.tsne_codes.get(key, []), tsne_max_points, seed)
               for key, label in ((REAL_GROUP, REAL_GROUP), *TSNE_GROUPS.items())}   # real behind
@@ -413,7 +414,9 @@ def dataset_report(inputs: DatasetInputs, embed: Callable[[Sequence[str]], np.nd
         "tsne_png": (f"Predicted codes of {' and '.join(predicted)} ({inputs.embedding_model} embeddings, "
                      f"at most {tsne_max_points} codes per group), with real student code in grey for "
                      f"scale.\n\n![t-SNE]({(base / 'tsne.png').as_posix()})") if predicted else None,
-        "rewards_png": (f"![GRPO rewards]({(base / 'reward_curves.png').as_posix()})\n\nPer-step values: "
+        "rewards_png": ((f"Training run {run} (the first of params.yaml model.splits x model.folds).\n\n"
+                         if run else "") +
+                        f"![GRPO rewards]({(base / 'reward_curves.png').as_posix()})\n\nPer-step values: "
                         f"[{name}/grpo_rewards.csv]({(base / 'grpo_rewards.csv').as_posix()}) "
                         f"(`dvc plots show`).") if rows else None,
         "sweep": demote_headings(inputs.sweep.strip(), 3) if inputs.sweep else None,

@@ -7,8 +7,9 @@
     python stages/sweep.py synthetic-java      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
-(models/<ds>/grpo) with the student prompt of training, and finds each code's errors with the
-static annotator. `error_distribution` turns a population's samples into the forecast share of
+of the first training run, the first of params.yaml `model.splits` x `model.folds`
+(models/<ds>/grpo/<split>-<fold>, `model_folders`), with the student prompt of training, and
+finds each code's errors with the static annotator. `error_distribution` turns a population's samples into the forecast share of
 codes showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
 high mastery on its KCs), K codes each, judged against the problem's candidate errors.
@@ -290,9 +291,12 @@ def _statement(problem: str) -> str:
     return text.strip()
 
 
-def model_folders(dataset: str) -> tuple[Path, Path]:
-    """models/base and models/<dataset>/grpo, or an error saying which stage makes them."""
-    base, adapter = Path("models") / "base", Path("models") / dataset / "grpo"
+def model_folders(dataset: str, model) -> tuple[Path, Path]:
+    """models/base and the KASER adapter of the first run of params.yaml `model`
+    (`ModelParams.first_run`: the first of model.splits x model.folds), models/<dataset>/grpo/
+    <split>-<fold>, or an error saying which stage makes them."""
+    from kaser.model import adapter_path
+    base, adapter = Path("models") / "base", adapter_path(dataset, "grpo", *model.first_run)
     if not base.is_dir():
         raise InputError("base model folder not found; run `dvc repro base_model` first", file=base)
     if not (adapter / "adapter_config.json").is_file():
@@ -326,8 +330,8 @@ def simulate_command(args) -> None:
         profiles = [parse_mastery(args.mastery, kcs)]
     else:
         profiles = _population(args.dataset, kcs, args.population, params.seed)
-    base, adapter = model_folders(args.dataset)
     model = load_section(args.params, "model", ModelParams)
+    base, adapter = model_folders(args.dataset, model)
     settings = None
     if "annotate" in read_params(args.params):
         from kaser.annotate import AnnotateConfig

@@ -4,7 +4,13 @@ sampling and `kaser simulate` (paper §3.2, Table 14).
     messages = build_messages(statement, ["loops", "arrays"], [0.2, 0.9], "java")
     text = build_prompt_text(tokenizer, statement, ["loops", "arrays"], [0.2, 0.9], "java")
     pairs = student_pairs(problems, submissions, mastery, students)   # rows prompts are built from
-    pairs = read_pairs("data/synthetic-java", fold=0, split="train")   # the same from a folder
+    pairs = read_pairs("data/synthetic-java", "student", 0, "train")  # the same from a folder
+
+A training run holds out one test fold of one split (kaser.model.ModelParams.runs): split
+"student" holds out the test students of folds.json `by_student` (test pairs = their
+submissions, training pairs = every other student's), split "problem" the test problems of
+`by_problem` (test pairs = every student's submissions to them, training pairs = the
+submissions to the other problems).
 
 The wording is the authors' (umass-ml4ed/code_personalization, `grpo.py`,
 `load_student_ability_dataset`): a system message, then the user message "Problem: {p}" and
@@ -97,8 +103,9 @@ def problem_mastery(kcs: Sequence[str], vocabulary: Sequence[str],
 
 
 def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl.DataFrame,
-                  students: Iterable[str]) -> pl.DataFrame:
-    """One row per submission of `students`: what a prompt is built from, and the target code.
+                  students: Iterable[str] | None = None) -> pl.DataFrame:
+    """One row per submission of `students` (None: of everyone in `submissions`): what a prompt
+    is built from, and the target code.
 
     `mastery` is the knowledge stage's table (student_id, problem_id, mastery over the sorted KC
     vocabulary of `problems`); each pair's levels are picked out for its problem's KCs.
@@ -108,7 +115,8 @@ def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl
     from kaser.data import kc_vocabulary
 
     vocabulary = kc_vocabulary(problems)
-    chosen = submissions.filter(pl.col("student_id").is_in(list(students)))
+    chosen = (submissions if students is None
+              else submissions.filter(pl.col("student_id").is_in(list(students))))
     joined = (chosen.select("student_id", "problem_id", "step", "code")
               .join(problems.select("problem_id", "language", "statement", "kcs"),
                     on="problem_id", how="left")
@@ -137,31 +145,43 @@ def pair_messages(pairs: pl.DataFrame) -> list[list[dict[str, str]]]:
             for row in pairs.iter_rows(named=True)]
 
 
-def fold_students(folds: dict, fold: int, split: str) -> list[str]:
-    """Students of test fold `fold` ("test") or of all other folds ("train"), from folds.json.
+# folds.json key of each split's test folds, and the submissions column its members are in
+FOLD_KEYS = {"student": ("by_student", "student_id"), "problem": ("by_problem", "problem_id")}
 
-    >>> fold_students({"by_student": [["a"], ["b", "c"]]}, 1, "train")
+
+def fold_members(folds: dict, split: str, fold: int, part: str) -> list[str]:
+    """Students (split "student") or problems (split "problem") of test fold `fold` (part
+    "test") or of all its other folds (part "train"), from folds.json.
+
+    >>> fold_members({"by_student": [["a"], ["b", "c"]]}, "student", 1, "train")
     ['a']
+    >>> fold_members({"by_problem": [["p2", "p1"], ["p3"]]}, "problem", 0, "test")
+    ['p1', 'p2']
     """
-    by_student = folds.get("by_student") or []
-    if not 0 <= fold < len(by_student):
-        raise InputError(f"fold {fold} does not exist; folds.json has {len(by_student)} folds by "
-                         "student", file="folds.json")
-    if split == "test":
-        return sorted(by_student[fold])
-    if split == "train":
-        return sorted(s for number, members in enumerate(by_student) if number != fold
-                      for s in members)
-    raise ValueError(f"split must be 'train' or 'test', not {split!r}")
+    if split not in FOLD_KEYS:
+        raise ValueError(f"split must be one of {', '.join(FOLD_KEYS)}, not {split!r}")
+    key = FOLD_KEYS[split][0]
+    by_fold = folds.get(key) or []
+    if not 0 <= fold < len(by_fold):
+        raise InputError(f"fold {fold} does not exist; folds.json has {len(by_fold)} folds {key} "
+                         "(params.yaml model.folds names test folds from 0)", file="folds.json")
+    if part == "test":
+        return sorted(by_fold[fold])
+    if part == "train":
+        return sorted(m for number, members in enumerate(by_fold) if number != fold
+                      for m in members)
+    raise ValueError(f"part must be 'train' or 'test', not {part!r}")
 
 
-def read_pairs(folder, fold: int, split: str) -> pl.DataFrame:
-    """`student_pairs` of a dataset folder (problems, submissions, folds.json, mastery.parquet)."""
+def read_pairs(folder, split: str, fold: int, part: str) -> pl.DataFrame:
+    """`student_pairs` of a dataset folder (problems, submissions, folds.json, mastery.parquet):
+    the training ("train") or test ("test") pairs of the run holding out test fold `fold` of
+    `split` ("student" or "problem")."""
     from kaser.data import read_dataset, read_folds
 
     folder = Path(folder)
     problems, submissions = read_dataset(folder)
-    students = fold_students(read_folds(folder / "folds.json"), fold, split)
+    members = fold_members(read_folds(folder / "folds.json"), split, fold, part)
     path = folder / "mastery.parquet"
     if not path.is_file():
         raise InputError("not found; run the knowledge stage first", file=path)
@@ -169,4 +189,5 @@ def read_pairs(folder, fold: int, split: str) -> pl.DataFrame:
     missing = {"student_id", "problem_id", "mastery"} - set(mastery.columns)
     if missing:
         raise InputError("missing from mastery", file=path, column=", ".join(sorted(missing)))
-    return student_pairs(problems, submissions, mastery, students)
+    chosen = submissions.filter(pl.col(FOLD_KEYS[split][1]).is_in(members))
+    return student_pairs(problems, chosen, mastery)

@@ -7,13 +7,15 @@ codes per test pair, for one method.
     python stages/generate.py synthetic-java persona
     python stages/generate.py synthetic-java parastudent
 
-`student_sft` samples the base model with models/<ds>/sft/, `kaser` with models/<ds>/grpo/, from
-the student prompt. The history baselines prompt with the student's earlier submissions: `icl`
-and `persona` on the base model (or, with params.yaml `baselines.backend: openai`, an
-OpenAI-compatible endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>),
-`parastudent` with models/<ds>/parastudent/. Test pairs are the submissions of the students in
-test fold `model.fold`, the same seeded draw for every method; params.yaml `generate` sets K, the
-decoding and the backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample
+One pass per run (split, test fold) of params.yaml `model.splits` x `model.folds`, each on that
+run's test pairs (kaser.student_prompt.read_pairs; the same seeded draw `sample_pairs` for every
+method) with that run's adapter: `student_sft` samples the base model with
+models/<ds>/sft/<split>-<fold>/, `kaser` with models/<ds>/grpo/<split>-<fold>/, from the student
+prompt. The history baselines prompt with the student's earlier submissions: `icl` and `persona`
+on the base model (or, with params.yaml `baselines.backend: openai`, an OpenAI-compatible
+endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>), `parastudent` with
+models/<ds>/parastudent/<split>-<fold>/. params.yaml `generate` sets K, the decoding and the
+backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
 (student_id, problem_id, sample, code, method, split, fold).
 """
 
@@ -27,7 +29,7 @@ from kaser.baselines import BaselineParams
 from kaser.config import load_section
 from kaser.data import read_dataset
 from kaser.llm import LLMConfig
-from kaser.model import ModelParams
+from kaser.model import ModelParams, adapter_path
 from kaser.prompting import predict_baseline
 from kaser.sampling import GenerateParams, predict
 from kaser.sft import sample_pairs
@@ -45,24 +47,26 @@ def main(dataset: str, method: str) -> None:
     folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "generate", GenerateParams)
-    pairs = sample_pairs(read_pairs(folder, model.fold, "test"), params.max_pairs, params.seed)
-    adapter = Path("models") / dataset / ADAPTERS[method] if ADAPTERS[method] else None
-    if method in STUDENT_PROMPT:
-        predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
-    else:
-        baselines = load_section(PARAMS, "baselines", BaselineParams)
-        problems, submissions = read_dataset(folder)
-        predictions = predict_baseline(
-            method, pairs, problems, submissions, baselines, params,
-            llm=load_section(PARAMS, "llm", LLMConfig), model_id=model.base,
-            cache_path=folder / baselines.cache_file, adapter=adapter, dtype=model.dtype)
-    # the evaluation's contract: which split and test fold these samples belong to
-    predictions = predictions.with_columns(split=pl.lit("student"),
-                                           fold=pl.lit(model.fold, dtype=pl.Int64))
+    runs = []
+    for split, fold in model.runs():
+        pairs = sample_pairs(read_pairs(folder, split, fold, "test"), params.max_pairs, params.seed)
+        adapter = adapter_path(dataset, ADAPTERS[method], split, fold) if ADAPTERS[method] else None
+        if method in STUDENT_PROMPT:
+            predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
+        else:
+            baselines = load_section(PARAMS, "baselines", BaselineParams)
+            problems, submissions = read_dataset(folder)
+            predictions = predict_baseline(
+                method, pairs, problems, submissions, baselines, params,
+                llm=load_section(PARAMS, "llm", LLMConfig), model_id=model.base,
+                cache_path=folder / baselines.cache_file, adapter=adapter, dtype=model.dtype)
+        # the evaluation's contract: which split and test fold these samples belong to
+        runs.append(predictions.with_columns(split=pl.lit(split), fold=pl.lit(fold, dtype=pl.Int64)))
+        print(f"{split} fold {fold}: {pairs.height} pairs x {params.k} samples")
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
-    predictions.write_parquet(out)
-    print(f"{pairs.height} pairs x {params.k} samples -> {out}")
+    pl.concat(runs).write_parquet(out)
+    print(f"{len(runs)} run(s) -> {out}")
 
 
 if __name__ == "__main__":

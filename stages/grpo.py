@@ -5,9 +5,12 @@
 
 Reads models/base/, models/<ds>/sft/, data/<ds>/ (problems, submissions, folds.json,
 mastery.parquet, and from the cluster stage submission_errors.parquet + problem_errors.json);
-trains on the students outside test fold `model.fold` with params.yaml `grpo` and the judge of
-params.yaml `judge`; writes the adapter to models/<ds>/grpo/ and the per-step log (loss and each
-reward's mean/std) to reports/<ds>/grpo_log.json.
+trains one adapter per run (split, test fold) of params.yaml `model.splits` x `model.folds`,
+continuing that run's SFT adapter models/<ds>/sft/<split>-<fold>/ on the run's training pairs,
+with params.yaml `grpo` and the judge of params.yaml `judge`; writes each adapter to
+models/<ds>/grpo/<split>-<fold>/ and the per-step logs (loss and each reward's mean/std) to
+reports/<ds>/grpo_log.json ({"<split>-<fold>": log of that run}; the report draws the first
+run's reward curves).
 """
 
 import json
@@ -20,7 +23,7 @@ from kaser import InputError
 from kaser.config import load_section
 from kaser.grpo import GrpoParams, train_grpo, with_errors
 from kaser.judge import reward_judge
-from kaser.model import ModelParams
+from kaser.model import ModelParams, adapter_path, run_name
 from kaser.student_prompt import read_pairs
 
 PARAMS = "params.yaml"
@@ -33,15 +36,19 @@ def main(dataset: str) -> None:
     for name in ("submission_errors.parquet", "problem_errors.json"):
         if not (folder / name).is_file():
             raise InputError("not found; run the cluster stage first", file=folder / name)
-    pairs = with_errors(read_pairs(folder, model.fold, "train"),
-                        pl.read_parquet(folder / "submission_errors.parquet"),
-                        json.loads((folder / "problem_errors.json").read_text()))
+    submission_errors = pl.read_parquet(folder / "submission_errors.parquet")
+    problem_errors = json.loads((folder / "problem_errors.json").read_text())
+    logs = {}
     with reward_judge(folder, PARAMS) as judge:
-        log = train_grpo("models/base", Path("models") / dataset / "sft", pairs, params,
-                         Path("models") / dataset / "grpo", judge, model.dtype)
+        for split, fold in model.runs():
+            pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
+                                problem_errors)
+            logs[run_name(split, fold)] = train_grpo(
+                "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
+                adapter_path(dataset, "grpo", split, fold), judge, model.dtype)
     report = Path("reports") / dataset / "grpo_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(json.dumps(log, indent=1) + "\n")
+    report.write_text(json.dumps(logs, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@ paper §4.2): Student SFT's trainer on prompts that hold the student's k earlier
 
     python stages/parastudent.py synthetic-java
 
-Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains on
-the students outside test fold `model.fold` with params.yaml `sft` (LoRA, learning rate, epochs)
-and `baselines` (history size, code budget, parastudent_max_pairs / _max_length); writes the
-adapter to models/<ds>/parastudent/ and the per-step log to reports/<ds>/parastudent_log.json.
+Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains
+one adapter per run (split, test fold) of params.yaml `model.splits` x `model.folds` on that
+run's training pairs with params.yaml `sft` (LoRA, learning rate, epochs) and `baselines`
+(history size, code budget, parastudent_max_pairs / _max_length); writes each adapter to
+models/<ds>/parastudent/<split>-<fold>/ and the per-step logs to reports/<ds>/parastudent_log.json
+({"<split>-<fold>": log of that run}).
 """
 
 import dataclasses
@@ -17,7 +19,7 @@ from pathlib import Path
 from kaser.baselines import BaselineParams, parastudent_examples, with_history
 from kaser.config import load_section
 from kaser.data import read_dataset
-from kaser.model import ModelParams
+from kaser.model import ModelParams, adapter_path, run_name
 from kaser.sft import SftParams, train_examples
 from kaser.student_prompt import read_pairs
 
@@ -32,14 +34,17 @@ def main(dataset: str) -> None:
     params = dataclasses.replace(sft, max_pairs=baselines.parastudent_max_pairs,
                                  max_length=baselines.parastudent_max_length)
     problems, submissions = read_dataset(folder)
-    pairs = with_history(read_pairs(folder, model.fold, "train"), problems, submissions,
-                         baselines.history, baselines.max_code_chars)
-    examples = parastudent_examples(pairs, params.max_pairs, params.seed)
-    log = train_examples("models/base", examples, params, Path("models") / dataset / "parastudent",
-                         model.dtype)
+    logs = {}
+    for split, fold in model.runs():
+        pairs = with_history(read_pairs(folder, split, fold, "train"), problems, submissions,
+                             baselines.history, baselines.max_code_chars)
+        examples = parastudent_examples(pairs, params.max_pairs, params.seed)
+        logs[run_name(split, fold)] = train_examples(
+            "models/base", examples, params, adapter_path(dataset, "parastudent", split, fold),
+            model.dtype)
     report = Path("reports") / dataset / "parastudent_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(json.dumps(log, indent=1) + "\n")
+    report.write_text(json.dumps(logs, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@
 Reads params.yaml `report` (and `evaluate` for the embedding model and methods), and per dataset
 reports/<ds>/evaluation.json (evaluate stage, required), data/<ds>/predictions/ (t-SNE codes),
 and where present reports/<ds>/{annotation_quality.json, knowledge.json, mastery.png,
-grpo_log.json, knowledge_sweep.md}; a missing one is named in the README with the stage that
-writes it. See kaser.reporting.
+grpo_log.json (the first run's reward curves), knowledge_sweep.md}; a missing one is named in
+the README with the stage that writes it. See kaser.reporting.
 """
 
 from __future__ import annotations

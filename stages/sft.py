@@ -2,9 +2,11 @@
 
     python stages/sft.py synthetic-java
 
-Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains on
-the submissions of the students outside test fold `model.fold`, with params.yaml `sft`; writes
-the adapter to models/<ds>/sft/ and the per-step training log to reports/<ds>/sft_log.json.
+Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains
+one adapter per run (split, test fold) of params.yaml `model.splits` x `model.folds` on that run's
+training pairs (kaser.student_prompt.read_pairs), with params.yaml `sft`; writes each adapter to
+models/<ds>/sft/<split>-<fold>/ and the per-step training logs to reports/<ds>/sft_log.json
+({"<split>-<fold>": log of that run}).
 """
 
 import json
@@ -12,7 +14,7 @@ import sys
 from pathlib import Path
 
 from kaser.config import load_section
-from kaser.model import ModelParams
+from kaser.model import ModelParams, adapter_path, run_name
 from kaser.sft import SftParams, train_sft
 from kaser.student_prompt import read_pairs
 
@@ -22,11 +24,14 @@ PARAMS = "params.yaml"
 def main(dataset: str) -> None:
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "sft", SftParams)
-    pairs = read_pairs(Path("data") / dataset, model.fold, "train")
-    log = train_sft("models/base", pairs, params, Path("models") / dataset / "sft", model.dtype)
+    logs = {}
+    for split, fold in model.runs():
+        pairs = read_pairs(Path("data") / dataset, split, fold, "train")
+        logs[run_name(split, fold)] = train_sft("models/base", pairs, params,
+                                                adapter_path(dataset, "sft", split, fold), model.dtype)
     report = Path("reports") / dataset / "sft_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(json.dumps(log, indent=1) + "\n")
+    report.write_text(json.dumps(logs, indent=1) + "\n")
 
 
 if __name__ == "__main__":

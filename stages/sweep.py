@@ -2,12 +2,14 @@
 
     python stages/sweep.py synthetic-java
 
-Reads models/base/, models/<ds>/grpo/, data/<ds>/ (problems, submissions, folds.json,
-problem_errors.json, error_labels.parquet for the static judge); samples params.yaml `sweep.k`
-codes for a low, a mixed and a high mastery profile on the problem's KCs with the `generate`
-decoding, judges them with params.yaml `judge`, and writes reports/<ds>/knowledge_sweep.md.
-`sweep.problem_id: null` takes the problem of test fold `model.fold` (by problem) with the most
-candidate errors, the first in fold order on a tie.
+Reads models/base/, the KASER adapter of the first training run (the first (split, fold) of
+params.yaml `model.splits` x `model.folds`: models/<ds>/grpo/<split>-<fold>/), data/<ds>/
+(problems, submissions, folds.json, problem_errors.json, error_labels.parquet for the static
+judge); samples params.yaml `sweep.k` codes for a low, a mixed and a high mastery profile on the
+problem's KCs with the `generate` decoding, judges them with params.yaml `judge`, and writes
+reports/<ds>/knowledge_sweep.md. `sweep.problem_id: null` takes the problem of the first run's
+test fold by problem (folds.json by_problem) with the most candidate errors, the first in fold
+order on a tie: with model.splits [problem, ...] a problem that run never trained on.
 """
 
 import dataclasses
@@ -37,12 +39,12 @@ def main(dataset: str) -> None:
     cfg = load_section(PARAMS, "sweep", SweepConfig)
     model = load_section(PARAMS, "model", ModelParams)
     params = dataclasses.replace(load_section(PARAMS, "generate", GenerateParams), k=cfg.k)
-    base, adapter = model_folders(dataset)
+    base, adapter = model_folders(dataset, model)
     if not (folder / "problem_errors.json").is_file():
         raise InputError("not found; run the cluster stage first", file=folder / "problem_errors.json")
     problem_id = cfg.problem_id or sweep_problem(
         read_folds(folder / "folds.json"), json.loads((folder / "problem_errors.json").read_text()),
-        model.fold)
+        model.first_run[1])
     markdown = knowledge_sweep(folder, problem_id, base, adapter, params, model.dtype, PARAMS)
     out = Path("reports") / dataset / "knowledge_sweep.md"
     out.parent.mkdir(parents=True, exist_ok=True)

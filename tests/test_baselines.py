@@ -196,7 +196,7 @@ def test_parastudent_needs_its_adapter(tmp_path):
 # -- the stages on a tiny model ----------------------------------------------------------------
 
 STAGE_PARAMS = {
-    "model": {"base": "tiny", "dtype": "float32", "fold": 0},
+    "model": {"base": "tiny", "dtype": "float32", "folds": [0], "splits": ["student"]},
     "generate": {"backend": "transformers", "k": 2, "temperature": 0.7, "top_k": 40, "top_p": 1.0,
                  "repetition_penalty": 1.1, "max_new_tokens": 6, "batch_size": 4, "max_pairs": 3,
                  "seed": 0},
@@ -243,11 +243,12 @@ def stage(name):
 @pytest.mark.slow
 def test_stages_train_parastudent_and_write_every_baseline(workspace):
     stage("parastudent").main("toy")
-    adapter = load_file(workspace / "models/toy/parastudent/adapter_model.safetensors")
+    adapter = load_file(workspace / "models/toy/parastudent/student-0/adapter_model.safetensors")
     lora_b = [t for name, t in adapter.items() if "lora_B" in name]
     assert len(lora_b) == 2 * 4 and all(t.abs().sum() > 0 for t in lora_b)   # B starts at zero
-    log = json.loads((workspace / "reports/toy/parastudent_log.json").read_text())
-    assert [entry["step"] for entry in log if "loss" in entry] == [1]   # 2 pairs, batch 2
+    logs = json.loads((workspace / "reports/toy/parastudent_log.json").read_text())
+    assert list(logs) == ["student-0"]                                   # one run: the default
+    assert [entry["step"] for entry in logs["student-0"] if "loss" in entry] == [1]   # 2 pairs, batch 2
 
     written = {}
     for method in ("icl", "persona", "parastudent"):
@@ -265,3 +266,38 @@ def test_stages_train_parastudent_and_write_every_baseline(workspace):
             for t in written.values()]
     assert all(k.equals(keys[0]) for k in keys)   # every method on the same test pairs
     assert (workspace / "data/toy/baseline_cache.sqlite").is_file()   # the personas
+
+
+@pytest.mark.slow
+def test_stages_train_and_sample_one_run_per_split_and_fold(workspace):
+    from kaser.data import read_folds
+    from kaser.sft import sample_pairs
+    from kaser.student_prompt import read_pairs
+
+    params = STAGE_PARAMS | {"model": {"base": "tiny", "dtype": "float32", "folds": [1, 0],
+                                       "splits": ["student", "problem"]}}
+    (workspace / "params.yaml").write_text(yaml.safe_dump(params))
+    runs = [("student", 1), ("student", 0), ("problem", 1), ("problem", 0)]
+    stage("sft").main("toy")
+    logs = json.loads((workspace / "reports/toy/sft_log.json").read_text())
+    assert list(logs) == [f"{split}-{fold}" for split, fold in runs]     # in run order
+    weights = [load_file(workspace / f"models/toy/sft/{split}-{fold}/adapter_model.safetensors")
+               for split, fold in runs]
+    assert all(any("lora_B" in name and t.abs().sum() > 0 for name, t in w.items()) for w in weights)
+
+    folds = read_folds(workspace / "data/toy/folds.json")
+    for method in ("student_sft", "icl"):
+        stage("generate").main("toy", method)
+        table = pl.read_parquet(workspace / f"data/toy/predictions/{method}.parquet")
+        assert table.select("split", "fold").unique(maintain_order=True).rows() == runs
+        for split, fold in runs:
+            rows = table.filter((pl.col("split") == split) & (pl.col("fold") == fold))
+            # the run's test pairs, the same seeded draw as for one run; K = 2 samples each
+            expected = sample_pairs(read_pairs(workspace / "data/toy", split, fold, "test"), 3, 0)
+            assert (rows.filter(pl.col("sample") == 0).select("student_id", "problem_id").sort(pl.all())
+                    .equals(expected.select("student_id", "problem_id").sort(pl.all())))
+            assert rows.height == 3 * 2
+            held_out = folds["by_student"][fold] if split == "student" else folds["by_problem"][fold]
+            column = "student_id" if split == "student" else "problem_id"
+            assert set(rows[column]) <= set(held_out)
+

@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.evaluation import (EvaluateParams, codebleu_diversity, MethodResult, evaluate_dataset, judge_predictions,
-                              pair_fold_values, pair_table, paired_t_test, problem_fold_values,
-                              problem_table, read_predictions, read_truth, write_json)
+from kaser.evaluation import (EvaluateParams, codebleu_diversity, evaluate_dataset, judge_predictions,
+                              pair_table, problem_table, read_predictions, read_truth, write_json)
+from kaser.summary import MethodResult, pair_fold_values, paired_t_test, problem_fold_values
 
 OBO, COLON, DIV = "Off-by-one error", "Missing colon", "Division by zero"
 MARKERS = {"# OBO": OBO, "# COLON": COLON, "# DIV": DIV}
@@ -282,3 +282,45 @@ def test_bad_predictions_are_named(tmp_path, change, column):
 def test_too_few_samples_for_k_values():
     with pytest.raises(InputError, match="k_values"):
         pair_table(judged(KASER), truth(), (1, 5))
+
+
+def full_protocol(rows):
+    """The rows on 3 folds of each split, as model.folds [0, 1, 2] x model.splits [student,
+    problem] writes them: student folds s1 | s2 | s3, s4; problem folds p1 | p2 | p3."""
+    by_student, by_problem = {"s1": 0, "s2": 1, "s3": 2, "s4": 2}, {"p1": 0, "p2": 1, "p3": 2}
+    return [(split, (by_student[s] if split == "student" else by_problem[p]), s, p, codes)
+            for split, _, s, p, codes in rows]
+
+
+def test_three_folds_of_both_splits_give_std_and_fold_t_tests():
+    _, evaluation, _ = evaluate_dataset(
+        truth(), {"kaser": predictions(full_protocol(KASER)),
+                  "student_sft": predictions(full_protocol(sft_rows()), "student_sft")},
+        CANDIDATES, marker_judge, "markers", PARAMS, hash_embed)
+    kaser = evaluation["methods"]["kaser"]
+    assert (kaser["per_pair_split"], kaser["per_problem_split"]) == ("student", "problem")
+    assert kaser["folds"] == [0, 1, 2] and kaser["n_pairs"] == 6 and kaser["n_problems"] == 3
+    # per pair, student split: fold 0 A 1, B 1; fold 1 C 1/2, D 1; fold 2 E 1, F 0
+    iou = kaser["metrics"]["iou_all@2"]
+    assert iou["per_fold"] == pytest.approx([1.0, 0.75, 0.5]) and iou["mean"] == pytest.approx(0.75)
+    assert iou["std"] == pytest.approx(math.sqrt(0.125 / 3))          # population std
+    # per problem, problem split: p1 1/3 (fold 0), p2 1 (fold 1), p3 0 (fold 2)
+    coverage = kaser["metrics"]["coverage_iou"]
+    assert coverage["per_fold"] == pytest.approx([1 / 3, 1.0, 0.0]) and coverage["folds"] == [0, 1, 2]
+    tests = evaluation["t_tests"]["student_sft"]
+    assert (tests["iou_all@2"]["over"], tests["iou_all@2"]["n"]) == ("folds", 3)
+    assert (tests["coverage_iou"]["over"], tests["coverage_iou"]["n"]) == ("folds", 3)
+    assert not any("split" in note or "one fold" in note for note in evaluation["notes"])
+
+
+def test_problem_split_alone_scores_pairs_with_a_note():
+    only = [row for row in full_protocol(KASER) if row[0] == "problem"]
+    _, evaluation, _ = evaluate_dataset(truth(), {"kaser": predictions(only)}, CANDIDATES,
+                                        marker_judge, "markers", PARAMS, hash_embed)
+    kaser = evaluation["methods"]["kaser"]
+    assert (kaser["per_pair_split"], kaser["per_problem_split"]) == ("problem", "problem")
+    assert kaser["n_pairs"] == 6                       # every problem-split pair
+    # problem fold 1 = p2: s1's OBO hit twice (IoU 1), s4 correct and nothing predicted (IoU 1)
+    assert kaser["metrics"]["iou_all@2"]["per_fold"][1] == pytest.approx(1.0)
+    assert any("per-pair metrics for kaser come from the problem split" in note
+               for note in evaluation["notes"])

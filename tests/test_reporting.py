@@ -130,7 +130,7 @@ def test_report_with_every_input(evaluation):
         knowledge={"models": {"lstm": {"auc": 0.71, "auc_std": 0.01, "accuracy": 0.7,
                                        "accuracy_std": 0.02, "log_loss": 0.55, "log_loss_std": 0.01}},
                    "spearman": {"attempted_kcs": 0.5, "all_kcs": 0.4, "n_attempted_kcs": 10, "n_all_kcs": 30}},
-        grpo_log=LOG, sweep="# Knowledge sweep\n\n| profile | code |\n| --- | --- |\n| low | x |",
+        grpo_log={"student-0": LOG, "problem-0": LOG[:1]}, sweep="# Knowledge sweep\n\n| profile | code |\n| --- | --- |\n| low | x |",
         mastery_png=True)
     report = dataset_report(inputs, lambda texts: rng.normal(size=(len(texts), 5)), tsne_max_points=6)
     section = report.section
@@ -141,6 +141,10 @@ def test_report_with_every_input(evaluation):
     assert "![mastery](synthetic-java/mastery.png)" in section
     assert "Not available" not in section
     assert set(report.figures) == {"tsne.png", "reward_curves.png"}
+    # the reward curves are the first run's (both of its steps), named in the title and the text
+    assert report.rewards_csv.splitlines()[1:] == ["1,0.5,0.4,0.3,1.2", "2,0.6,0.5,0.4,1.5"]
+    assert report.figures["reward_curves.png"].axes[0].get_title().endswith("(run student-0)")
+    assert "Training run student-0 (the first of params.yaml model.splits x model.folds)" in section
     legend = [t.get_text() for t in report.figures["tsne.png"].axes[0].get_legend().get_texts()]
     assert legend == ["Student code (real) (6 codes)", "Student SFT (6 codes)", "KASER (6 codes)"]
 

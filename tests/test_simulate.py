@@ -15,7 +15,7 @@ from kaser.simulate import (error_distribution, knowledge_sweep, parse_mastery, 
                             sweep_levels, sweep_markdown)
 from tiny_lm import tiny_model_folder
 
-PARAMS = {"model": {"base": "tiny", "dtype": "float32", "fold": 0},
+PARAMS = {"model": {"base": "tiny", "dtype": "float32", "folds": [0], "splits": ["student"]},
           "generate": {"backend": "transformers", "k": 2, "temperature": 0.7, "top_k": 40,
                        "top_p": 1.0, "repetition_penalty": 1.1, "max_new_tokens": 8,
                        "batch_size": 4, "max_pairs": None, "seed": 0},
@@ -39,11 +39,12 @@ def adapter_folder(tmp_path_factory):
 
 @pytest.fixture
 def workspace(tmp_path, monkeypatch, adapter_folder):
-    """A repository root: params.yaml, models/base, models/toy/grpo, data/toy (problems, mastery)."""
+    """A repository root: params.yaml, models/base, models/toy/grpo/student-0 (the first run's
+    adapter), data/toy (problems, mastery)."""
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(PARAMS))
-    (tmp_path / "models" / "toy").mkdir(parents=True)
+    (tmp_path / "models" / "toy" / "grpo").mkdir(parents=True)
     (tmp_path / "models" / "base").symlink_to(tiny_model_folder())
-    (tmp_path / "models" / "toy" / "grpo").symlink_to(adapter_folder)
+    (tmp_path / "models" / "toy" / "grpo" / "student-0").symlink_to(adapter_folder)
     data = tmp_path / "data" / "toy"
     data.mkdir(parents=True)
     pl.DataFrame({"problem_id": ["p1", "p2"], "kcs": [["loops", "lists"], ["arithmetic"]]}
@@ -84,7 +85,7 @@ def test_bad_input_exits_2_with_one_line(workspace, capsys, argv, message):
 
 
 @pytest.mark.parametrize("missing, message", [
-    ("models/toy/grpo", "run `dvc repro grpo@toy` first"),
+    ("models/toy/grpo/student-0", "run `dvc repro grpo@toy` first"),
     ("models/base", "run `dvc repro base_model` first"),
 ])
 def test_missing_model_says_which_stage_to_run(workspace, capsys, missing, message):
@@ -93,6 +94,19 @@ def test_missing_model_says_which_stage_to_run(workspace, capsys, missing, messa
         run("--kcs", "loops", "--mastery", "loops=0.5")
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_adapter_is_the_first_runs(workspace):
+    from kaser.model import ModelParams
+    from kaser.simulate import model_folders
+    # runs: problem-2, problem-0, student-2, student-0; only the first one's adapter counts
+    model = ModelParams(folds=(2, 0), splits=("problem", "student"))
+    with pytest.raises(InputError, match="models/toy/grpo/problem-2: no trained KASER adapter"):
+        model_folders("toy", model)
+    (workspace / "models" / "toy" / "grpo" / "problem-2").symlink_to(
+        (workspace / "models" / "toy" / "grpo" / "student-0").resolve())
+    assert model_folders("toy", model)[1].as_posix() == "models/toy/grpo/problem-2"
+    assert model_folders("toy", ModelParams())[1].as_posix() == "models/toy/grpo/student-0"
 
 
 def test_one_profile_writes_k_samples_with_errors(workspace):
@@ -176,9 +190,9 @@ def test_knowledge_sweep_judges_dataset_problem_with_its_tests(workspace):
     pl.DataFrame({"category": ["Syntax"], "label": ["Syntax error"], "count": [1], "cluster": [0],
                   "cluster_label": ["Syntax error"]}).write_parquet(data / "error_labels.parquet")
     (data / "problem_errors.json").write_text(json.dumps({"p1": ["Syntax error", "Wrong return value"]}))
-    markdown = knowledge_sweep(data, "p1", workspace / "models" / "base", workspace / "models" / "toy" / "grpo",
+    markdown = knowledge_sweep(data, "p1", workspace / "models" / "base", workspace / "models/toy/grpo/student-0",
                                GenerateParams(k=2, max_new_tokens=8), "float32", "params.yaml")
     assert "| loops | 0.15 | 0.20 | 0.90 |" in markdown
     assert markdown.count("| predicted code") == 2 and markdown.count("| errors") == 2
     with pytest.raises(InputError, match="unknown problem 'p9'"):
-        knowledge_sweep(data, "p9", "models/base", "models/toy/grpo", GenerateParams(k=1), "float32")
+        knowledge_sweep(data, "p9", "models/base", "models/toy/grpo/student-0", GenerateParams(k=1), "float32")

@@ -99,13 +99,19 @@ def test_student_pairs_fail_without_mastery():
         student_pairs(problems, submissions, mastery.filter(pl.col("student_id") == "s1"), ["s2"])
 
 
-def test_fold_students_split_by_test_fold():
-    from kaser.student_prompt import fold_students
-    folds = {"by_student": [["a", "d"], ["b"], ["c"]]}
-    assert fold_students(folds, 0, "test") == ["a", "d"]
-    assert fold_students(folds, 0, "train") == ["b", "c"]
-    with pytest.raises(InputError, match="fold 3 does not exist; folds.json has 3 folds"):
-        fold_students(folds, 3, "train")
+def test_fold_members_of_both_kinds_of_folds():
+    from kaser.student_prompt import fold_members
+    folds = {"by_student": [["a", "d"], ["b"], ["c"]], "by_problem": [["p3"], ["p2", "p1"]]}
+    assert fold_members(folds, "student", 0, "test") == ["a", "d"]
+    assert fold_members(folds, "student", 0, "train") == ["b", "c"]
+    assert fold_members(folds, "problem", 1, "test") == ["p1", "p2"]   # sorted
+    assert fold_members(folds, "problem", 1, "train") == ["p3"]
+    with pytest.raises(InputError, match="fold 3 does not exist; folds.json has 3 folds by_student"):
+        fold_members(folds, "student", 3, "train")
+    with pytest.raises(InputError, match="fold 2 does not exist; folds.json has 2 folds by_problem"):
+        fold_members(folds, "problem", 2, "test")
+    with pytest.raises(ValueError, match="split must be one of student, problem"):
+        fold_members(folds, "class", 0, "test")
 
 
 def test_read_pairs_from_a_dataset_folder(tmp_path):
@@ -120,7 +126,15 @@ def test_read_pairs_from_a_dataset_folder(tmp_path):
     write_folds(tmp_path / "folds.json", {"seed": 0, "by_student": [["s1"], ["s2"]],
                                           "by_problem": [["p1"], ["p2"]]})
     with pytest.raises(InputError, match="mastery.parquet: not found; run the knowledge stage"):
-        read_pairs(tmp_path, 1, "train")
+        read_pairs(tmp_path, "student", 1, "train")
     mastery.write_parquet(tmp_path / "mastery.parquet")
-    assert read_pairs(tmp_path, 1, "train")["student_id"].to_list() == ["s1", "s1"]
-    assert read_pairs(tmp_path, 1, "test")["code"].to_list() == ["a-b"]
+    # split student, test fold 1 = s2: s1's two submissions train, s2's one is tested
+    assert read_pairs(tmp_path, "student", 1, "train")["student_id"].to_list() == ["s1", "s1"]
+    assert read_pairs(tmp_path, "student", 1, "test")["code"].to_list() == ["a-b"]
+    # split problem, test fold 0 = p1: every student's p1 submission is tested, p2's trains
+    test = read_pairs(tmp_path, "problem", 0, "test")
+    assert test.select("student_id", "problem_id").rows() == [("s1", "p1"), ("s2", "p1")]
+    assert test["code"].to_list() == ["a+b", "a-b"]
+    train = read_pairs(tmp_path, "problem", 0, "train")
+    assert train.select("student_id", "problem_id", "code").rows() == [("s1", "p2", "for")]
+    assert train["mastery"].to_list() == [[0.3, 0.4]]   # p2's KCs loops, math
