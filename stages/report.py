@@ -44,14 +44,18 @@ def _json(path: Path):
 
 
 def _tsne_codes(folder: Path, split: str) -> dict[str, list[str]]:
-    """Predicted codes of KASER and Student SFT on `split`, and the real codes of the same pairs."""
+    """Predicted codes of KASER and Student SFT on `split` (the other split when no run held
+    out `split`, e.g. params.yaml model.splits [student]), and the real codes of the same pairs."""
     codes, pairs = {}, []
-    for method in TSNE_GROUPS:
-        path = prediction_path(folder, method)
-        if path.is_file():
-            frame = pl.read_parquet(path).filter(pl.col("split") == split)
-            codes[method] = frame["code"].to_list()
-            pairs.append(frame.select("student_id", "problem_id"))
+    frames = {method: pl.read_parquet(prediction_path(folder, method)) for method in TSNE_GROUPS
+              if prediction_path(folder, method).is_file()}
+    if frames and not any((frame["split"] == split).any() for frame in frames.values()):
+        split = next(iter(frames.values()))["split"].first() or split
+        print(f"report: t-SNE of the {split} split (no predictions on report.tsne_split)")
+    for method, frame in frames.items():
+        frame = frame.filter(pl.col("split") == split)
+        codes[method] = frame["code"].to_list()
+        pairs.append(frame.select("student_id", "problem_id"))
     if pairs:
         real = pl.read_parquet(folder / "submissions.parquet").join(
             pl.concat(pairs).unique(), on=["student_id", "problem_id"])

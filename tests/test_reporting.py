@@ -156,3 +156,36 @@ def test_readme_lists_every_dataset():
     assert "## synthetic-java\n\nTables." in text
     assert "## synthetic-python\n\n_Not built yet: run `dvc repro report@synthetic-python`._" in text
     assert "paper" in text and "not comparable" in text
+
+
+def _report_stage():
+    """stages/report.py as a module (stages/ is not a package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "stages" / "report.py"
+    spec = importlib.util.spec_from_file_location("stage_report", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tsne_codes_of_the_asked_split_else_the_one_that_ran(tmp_path):
+    import polars as pl
+    (tmp_path / "predictions").mkdir()
+    pl.DataFrame({"student_id": ["s1", "s2"], "problem_id": ["p1", "p1"], "code": ["real 1", "real 2"]}
+                 ).write_parquet(tmp_path / "submissions.parquet")
+    student_only = [row for row in KASER if row[0] == "student" and row[2] in ("s1", "s2") and row[3] == "p1"]
+    for method in ("kaser", "student_sft"):
+        predictions(student_only, method).write_parquet(tmp_path / "predictions" / f"{method}.parquet")
+    tsne_codes = _report_stage()._tsne_codes
+    # model.splits [student]: no problem-split rows, so the student split is drawn, not nothing
+    codes = tsne_codes(tmp_path, "problem")
+    assert codes["kaser"] == ["", "def add(a, b):\n    return a + b", "x = 1  # DIV", "y = 2  # COLON # OBO"]
+    assert codes["Student code (real)"] == ["real 1", "real 2"]
+    # both splits present: only the asked one
+    both = [row for row in KASER if row[3] == "p1" and row[2] in ("s1", "s2")]
+    predictions(both).write_parquet(tmp_path / "predictions" / "kaser.parquet")
+    assert tsne_codes(tmp_path, "problem")["kaser"] == ["def add(a, b):\n    return a + b", "",
+                                                         "x = 1  # COLON", "y = 2"]
