@@ -102,7 +102,9 @@ class Truth:
 
 
 def prediction_path(folder: Path, method: str) -> Path:
-    return Path(folder) / "predictions" / f"{method}.parquet"
+    """Where a method's predictions are: data/<ds>/ablations/ for the reward ablations (the
+    ablate stage), data/<ds>/predictions/ for KASER and the baselines (generate, baselines)."""
+    return Path(folder) / ("ablations" if method in ABLATIONS else "predictions") / f"{method}.parquet"
 
 
 def read_predictions(folder: Path, method: str) -> pl.DataFrame:
@@ -112,6 +114,9 @@ def read_predictions(folder: Path, method: str) -> pl.DataFrame:
         raise InputError(f"unknown method {method!r} in params evaluate.methods; "
                          f"known: {', '.join(METHODS)}")
     if not path.is_file():
+        if method in ABLATIONS:
+            raise InputError(f"no predictions for method {method!r}; the ablate stage writes them "
+                             "when params.yaml ablations.rewards names its reward", file=path)
         raise InputError(f"no predictions for method {method!r}; they are written by the generate "
                          f"stage (python stages/generate.py {Path(folder).name} {method})", file=path)
     frame = pl.read_parquet(path)

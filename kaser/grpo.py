@@ -28,6 +28,7 @@ Departures from the authors' code, and why:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,8 @@ from kaser.sft import sample_pairs
 from kaser.student_prompt import pair_messages
 
 REWARD_NAMES = ("similarity_reward", "error_reward", "diversity_reward")
+# params.yaml `ablations.rewards` names -> the method a GRPO run without that reward is scored as
+ABLATION_METHODS = {"similarity": "kaser_no_sim", "error": "kaser_no_err", "diversity": "kaser_no_div"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,34 @@ class GrpoParams:
     use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
     vllm_mode: str = "colocate"   # colocate (same GPUs as training) | server (`trl vllm-serve`)
     seed: int = 0
+
+
+def ablated(params: GrpoParams, reward: str) -> GrpoParams:
+    """`params` with the weight of one reward (similarity, error or diversity) set to 0: the
+    paper's "KASER w/o R" ablations (Table 1).
+
+    >>> ablated(GrpoParams(reward_weights=(1.0, 0.5, 1.0)), "error").reward_weights
+    (1.0, 0.0, 1.0)
+    """
+    if reward not in ABLATION_METHODS:
+        raise InputError(f"unknown reward {reward!r} in params.yaml ablations.rewards; "
+                         f"choose from {', '.join(ABLATION_METHODS)}")
+    weights = list(params.reward_weights)
+    weights[list(ABLATION_METHODS).index(reward)] = 0.0
+    return dataclasses.replace(params, reward_weights=tuple(weights))
+
+
+def read_error_truth(folder) -> tuple[pl.DataFrame, dict[str, list[str]]]:
+    """The cluster stage's outputs GRPO is rewarded against: (submission_errors.parquet, problem
+    -> candidate labels from problem_errors.json) of a dataset folder."""
+    import json
+
+    folder = Path(folder)
+    for name in ("submission_errors.parquet", "problem_errors.json"):
+        if not (folder / name).is_file():
+            raise InputError("not found; run the cluster stage first", file=folder / name)
+    return (pl.read_parquet(folder / "submission_errors.parquet"),
+            json.loads((folder / "problem_errors.json").read_text()))
 
 
 def with_errors(pairs: pl.DataFrame, submission_errors: pl.DataFrame,

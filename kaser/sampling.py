@@ -162,3 +162,20 @@ def predict(model_path, adapter, pairs: pl.DataFrame, params: GenerateParams, me
                for chat in messages]
     return prediction_rows(pairs, sample_completions(model_path, adapter, prompts, params, dtype),
                            method)
+
+
+def held_out_pairs(folder, split: str, fold: int, params: GenerateParams) -> pl.DataFrame:
+    """The test pairs one run samples: the seeded draw of at most `params.max_pairs` pairs of
+    test fold `fold` of `split`; every method of the run gets the same draw."""
+    from kaser.sft import sample_pairs
+    from kaser.student_prompt import read_pairs
+    return sample_pairs(read_pairs(folder, split, fold, "test"), params.max_pairs, params.seed)
+
+
+def tag_run(predictions: pl.DataFrame, split: str, fold: int) -> pl.DataFrame:
+    """Predictions with the run they belong to (the evaluation's `split` and `fold` columns).
+
+    >>> tag_run(pl.DataFrame({"code": ["x"]}), "student", 0).row(0)
+    ('x', 'student', 0)
+    """
+    return predictions.with_columns(split=pl.lit(split), fold=pl.lit(fold, dtype=pl.Int64))

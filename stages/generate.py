@@ -31,9 +31,7 @@ from kaser.data import read_dataset
 from kaser.llm import LLMConfig
 from kaser.model import ModelParams, adapter_path
 from kaser.prompting import predict_baseline
-from kaser.sampling import GenerateParams, predict
-from kaser.sft import sample_pairs
-from kaser.student_prompt import read_pairs
+from kaser.sampling import GenerateParams, held_out_pairs, predict, tag_run
 
 PARAMS = "params.yaml"
 ADAPTERS = {"student_sft": "sft", "kaser": "grpo", "icl": None, "persona": None,
@@ -49,7 +47,7 @@ def main(dataset: str, method: str) -> None:
     params = load_section(PARAMS, "generate", GenerateParams)
     runs = []
     for split, fold in model.runs():
-        pairs = sample_pairs(read_pairs(folder, split, fold, "test"), params.max_pairs, params.seed)
+        pairs = held_out_pairs(folder, split, fold, params)
         adapter = adapter_path(dataset, ADAPTERS[method], split, fold) if ADAPTERS[method] else None
         if method in STUDENT_PROMPT:
             predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
@@ -60,8 +58,7 @@ def main(dataset: str, method: str) -> None:
                 method, pairs, problems, submissions, baselines, params,
                 llm=load_section(PARAMS, "llm", LLMConfig), model_id=model.base,
                 cache_path=folder / baselines.cache_file, adapter=adapter, dtype=model.dtype)
-        # the evaluation's contract: which split and test fold these samples belong to
-        runs.append(predictions.with_columns(split=pl.lit(split), fold=pl.lit(fold, dtype=pl.Int64)))
+        runs.append(tag_run(predictions, split, fold))
         print(f"{split} fold {fold}: {pairs.height} pairs x {params.k} samples")
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,11 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-import polars as pl
-
-from kaser import InputError
 from kaser.config import load_section
-from kaser.grpo import GrpoParams, train_grpo, with_errors
+from kaser.grpo import GrpoParams, read_error_truth, train_grpo, with_errors
 from kaser.judge import reward_judge
 from kaser.model import ModelParams, adapter_path, run_name
 from kaser.student_prompt import read_pairs
@@ -33,11 +30,7 @@ def main(dataset: str) -> None:
     folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "grpo", GrpoParams)
-    for name in ("submission_errors.parquet", "problem_errors.json"):
-        if not (folder / name).is_file():
-            raise InputError("not found; run the cluster stage first", file=folder / name)
-    submission_errors = pl.read_parquet(folder / "submission_errors.parquet")
-    problem_errors = json.loads((folder / "problem_errors.json").read_text())
+    submission_errors, problem_errors = read_error_truth(folder)
     logs = {}
     with reward_judge(folder, PARAMS) as judge:
         for split, fold in model.runs():

@@ -4,8 +4,8 @@ Two promises of the pipeline are checked on the real dvc.yaml through DVC's own 
 1. every kaser/ module a stage's script imports (directly or through other kaser modules, also
    inside functions) is a dependency of that stage, so editing it reruns the stage;
 2. changing a params section reruns only the stages that read it and what follows them; in
-   particular `grpo.*` reruns `grpo` and later stages, never data preparation, annotation,
-   knowledge tracing or SFT.
+   particular `grpo.*` reruns `grpo` (and its reward ablations, `ablate`) and later stages, never
+   data preparation, annotation, knowledge tracing, SFT or the baselines.
 """
 
 import ast
@@ -114,7 +114,7 @@ def test_a_grpo_param_reruns_only_grpo_and_later_stages(graph):
             assert f"{earlier}@{dataset}" not in reruns
     assert "base_model" not in reruns
     kinds = {stage.split("@")[0] for stage in reruns}
-    assert kinds <= {"grpo", "generate", "evaluate", "sweep", "report", "readme"}, kinds
+    assert kinds <= {"grpo", "ablate", "generate", "evaluate", "sweep", "report", "readme"}, kinds
 
 
 def test_a_knowledge_param_does_not_rerun_annotation(graph):

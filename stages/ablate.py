@@ -1,0 +1,82 @@
+"""DVC stage `ablate@<dataset>`: the reward ablations of paper Table 1 ("KASER w/o R_Sim / R_Error
+/ R_Div"), each a GRPO run with one reward weight set to 0, sampled on KASER's test pairs.
+
+    python stages/ablate.py synthetic-java
+    dvc exp run -S 'ablations.rewards=[similarity,error,diversity]' \
+        -S 'evaluate.methods=[kaser,student_sft,icl,persona,parastudent,kaser_no_sim,kaser_no_err,kaser_no_div]'
+
+params.yaml `ablations.rewards` lists the rewards to drop (default none: the stage then only
+leaves its empty output folders, so the CPU default pays nothing). For each, and each run
+(split, fold) of `model.splits` x `model.folds`, it continues that run's SFT adapter with
+params.yaml `grpo` (that one weight at 0) and the judge of `judge`, writes the adapter to
+models/<ds>/ablations/<method>/<split>-<fold>/, samples the run's test pairs with params.yaml
+`generate` (the same draw as every other method) and writes data/<ds>/ablations/<method>.parquet
+(method kaser_no_sim, kaser_no_err or kaser_no_div), which the evaluate stage scores beside KASER
+(paired t-tests included) when evaluate.methods names it. Per-step logs: reports/<ds>/ablations_log.json.
+
+A single ablation as its own experiment, compared with `dvc exp show`, needs no stage:
+`dvc exp run -S 'grpo.reward_weights=[0,1,1]'`.
+"""
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from kaser.config import load_section
+from kaser.grpo import (ABLATION_METHODS, GrpoParams, ablated, read_error_truth, train_grpo,
+                        with_errors)
+from kaser.judge import reward_judge
+from kaser.model import ModelParams, adapter_path, run_name
+from kaser.sampling import GenerateParams, held_out_pairs, predict, tag_run
+from kaser.student_prompt import read_pairs
+
+PARAMS = "params.yaml"
+
+
+@dataclasses.dataclass(frozen=True)
+class AblationParams:
+    rewards: tuple[str, ...] = ()
+
+
+def main(dataset: str) -> None:
+    folder = Path("data") / dataset
+    model = load_section(PARAMS, "model", ModelParams)
+    grpo = load_section(PARAMS, "grpo", GrpoParams)
+    sampling = load_section(PARAMS, "generate", GenerateParams)
+    rewards = load_section(PARAMS, "ablations", AblationParams).rewards
+    variants = {ABLATION_METHODS.get(reward, reward): ablated(grpo, reward) for reward in rewards}
+    out, models = folder / "ablations", Path("models") / dataset / "ablations"
+    for path in (out, models):
+        path.mkdir(parents=True, exist_ok=True)   # DVC outputs, empty when nothing is ablated
+    logs = {}
+    if variants:
+        submission_errors, problem_errors = read_error_truth(folder)
+        with reward_judge(folder, PARAMS) as judge:
+            for method, params in variants.items():
+                runs, logs[method] = [], {}
+                for split, fold in model.runs():
+                    pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
+                                        problem_errors)
+                    adapter = models / method / run_name(split, fold)
+                    logs[method][run_name(split, fold)] = train_grpo(
+                        "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
+                        adapter, judge, model.dtype)
+                    predictions = predict("models/base", adapter,
+                                          held_out_pairs(folder, split, fold, sampling), sampling,
+                                          method, model.dtype)
+                    runs.append(tag_run(predictions, split, fold))
+                pl.concat(runs).write_parquet(out / f"{method}.parquet")
+                print(f"{method}: reward_weights {list(params.reward_weights)}, {len(runs)} run(s) "
+                      f"-> {out / f'{method}.parquet'}")
+    report = Path("reports") / dataset / "ablations_log.json"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(json.dumps(logs, indent=1) + "\n")
+    if not variants:
+        print("ablate: params.yaml ablations.rewards is empty; nothing to train")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,57 @@
+"""Running DVC stage scripts in a test: a small repository root (params.yaml for the tiny model,
+models/base, a synthetic dataset with folds and a flat mastery table) and the stages/ modules."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+from tiny_lm import tiny_model_folder
+
+REPO = Path(__file__).resolve().parent.parent
+
+STAGE_PARAMS = {
+    "model": {"base": "tiny", "dtype": "float32", "folds": [0], "splits": ["student"]},
+    "generate": {"backend": "transformers", "k": 2, "temperature": 0.7, "top_k": 40, "top_p": 1.0,
+                 "repetition_penalty": 1.1, "max_new_tokens": 6, "batch_size": 4, "max_pairs": 3,
+                 "seed": 0},
+    "sft": {"lora_r": 4, "lora_alpha": 8, "lora_dropout": 0.0,
+            "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "learning_rate": 1.0e-2,
+            "epochs": 1, "batch_size": 2, "gradient_accumulation_steps": 1, "max_length": 512,
+            "max_pairs": 4, "gradient_checkpointing": False, "seed": 0},
+    "baselines": {"backend": "local", "history": 2, "persona_history": 2, "max_code_chars": 80,
+                  "persona_max_new_tokens": 6, "openai_model": None, "openai_base_url": None,
+                  "openai_temperature": 0.7, "cache_file": "baseline_cache.sqlite",
+                  "parastudent_max_pairs": 2, "parastudent_max_length": 768},
+    "llm": {"model": "o4-mini"},
+}
+
+
+def make_workspace(root: Path, params: dict = STAGE_PARAMS) -> Path:
+    """`root` as a repository root: params.yaml, models/base (tiny), data/toy (10 students x 3
+    Python problems, 2 folds, mastery 0.5 everywhere). Returns root."""
+    from kaser.data import kc_vocabulary, make_folds, write_dataset, write_folds
+    from kaser.synth import generate
+
+    (root / "params.yaml").write_text(yaml.safe_dump(params))
+    (root / "models").mkdir()
+    (root / "models" / "base").symlink_to(tiny_model_folder())
+    data = root / "data" / "toy"
+    problems, submissions = generate("python", students=10, problems=3, seed=4)
+    write_dataset(data, problems, submissions)
+    write_folds(data / "folds.json", make_folds(submissions, 2, seed=0))
+    size = len(kc_vocabulary(problems))
+    submissions.select("student_id", "problem_id").with_columns(
+        mastery=pl.lit([0.5] * size, dtype=pl.List(pl.Float64))).write_parquet(data / "mastery.parquet")
+    return root
+
+
+def stage(name: str):
+    """The module of stages/<name>.py (stages/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"stage_{name}", REPO / "stages" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
