@@ -176,6 +176,7 @@ def judge_key(judge_name: str, problem_id: str, candidates: Sequence[str]) -> st
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+SOURCE = "_method"   # which method a row came from while all methods are judged together
 JUDGED_SCHEMA = {"judge_key": pl.String, "code": pl.String, "errors": pl.List(pl.String)}
 
 
@@ -375,10 +376,14 @@ def evaluate_dataset(truth: Truth, predictions: Mapping[str, pl.DataFrame],
                      params: EvaluateParams, embed: EmbedCodes, cache: pl.DataFrame | None = None
                      ) -> tuple[dict, dict, pl.DataFrame]:
     """Judge, score and summarise every method: (metrics.json, evaluation.json, judged cache)."""
-    judged = {}
-    for method, frame in predictions.items():
-        judged[method], cache = judge_predictions(frame, candidates, judge, judge_name, cache)
-    results = {method: evaluate_method(frame, truth, params, embed) for method, frame in judged.items()}
+    if not predictions:
+        raise InputError("params.yaml evaluate.methods is empty: nothing to evaluate")
+    # every method's codes of a problem go to the judge together: one annotator run per problem
+    tagged = [frame.with_columns(pl.lit(method).alias(SOURCE)) for method, frame in predictions.items()]
+    judged_all, cache = judge_predictions(pl.concat(tagged), candidates, judge, judge_name, cache)
+    results = {method: evaluate_method(judged_all.filter(pl.col(SOURCE) == method).drop(SOURCE),
+                                       truth, params, embed)
+               for method in predictions}
     first = results.get(REFERENCE_METHOD) or next(iter(results.values()))
     reference = {"knowledge_alignment_of_real_errors":
                  truth_alignment(truth, first.pairs, params.mastery_threshold)}

@@ -230,9 +230,16 @@ def test_t_test_on_identical_values_has_no_p_value():
 
 
 def test_evaluate_dataset_writes_numbers_only_metrics(tmp_path):
+    calls = []
+
+    def counting_judge(problem_id, codes):
+        calls.append(problem_id)
+        return marker_judge(problem_id, codes)
+
     metrics, evaluation, cache = evaluate_dataset(
         truth(), {"kaser": predictions(KASER), "student_sft": predictions(sft_rows(), "student_sft")},
-        CANDIDATES, marker_judge, "markers", PARAMS, hash_embed)
+        CANDIDATES, counting_judge, "markers", PARAMS, hash_embed)
+    assert sorted(calls) == ["p1", "p2", "p3"]    # both methods' codes judged in one call per problem
     assert set(metrics) == {"kaser", "student_sft"}
 
     def leaves(value):

@@ -62,9 +62,13 @@ def import_closure(script: str) -> set[str]:
     return seen
 
 
+def stage_commands(stage) -> list[str]:
+    return [stage.cmd] if isinstance(stage.cmd, str) else list(stage.cmd)
+
+
 def stage_scripts(stage) -> list[str]:
-    commands = [stage.cmd] if isinstance(stage.cmd, str) else stage.cmd
-    return sorted({shlex.split(command)[1] for command in commands})
+    return sorted({word for command in stage_commands(stage) for word in shlex.split(command)
+                   if word.endswith(".py")})
 
 
 def declared(stage) -> set[str]:
@@ -93,6 +97,14 @@ def test_every_imported_kaser_module_is_a_stage_dependency(graph):
             if gaps:
                 missing[stage.addressing] = gaps
     assert not missing, f"modules imported but not in dvc.yaml deps: {missing}"
+
+
+def test_every_stage_runs_with_a_fixed_hash_seed(graph):
+    # CodeBLEU's data-flow match (the codebleu package's, which ours equals) orders sets of
+    # strings, so a score can depend on the process's hash seed: every stage fixes it
+    for stage in graph.nodes:
+        for command in stage_commands(stage):
+            assert shlex.split(command)[:2] == ["PYTHONHASHSEED=0", "python"], (stage.addressing, command)
 
 
 def rerun_by(graph, section: str) -> set[str]:
