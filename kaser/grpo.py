@@ -38,7 +38,7 @@ from kaser import InputError
 from kaser.cluster import join_submission_errors
 from kaser.rewards import Judge, diversity_reward, make_error_reward, similarity_reward
 from kaser.sft import sample_pairs
-from kaser.student_prompt import pair_messages
+from kaser.student_prompt import pair_messages, read_pairs
 
 REWARD_NAMES = ("similarity_reward", "error_reward", "diversity_reward")
 # params.yaml `ablations.rewards` names -> the method a GRPO run without that reward is scored as
@@ -165,3 +165,23 @@ def train_grpo(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams,
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     trainer.save_model(str(out_dir))
     return list(trainer.state.log_history)
+
+
+def train_runs(dataset: str, model, params: GrpoParams, judge: Judge, out_dir_of,
+               dtype: str = "auto") -> dict[str, list[dict]]:
+    """GRPO for every training run of `model` (ModelParams) on data/<dataset>/: each continues
+    its run's SFT adapter (models/<dataset>/sft/<run>/) on its run's training pairs, with the
+    cluster stage's errors, and is saved to `out_dir_of(split, fold)`. Returns {run name: TRL
+    log history}, in run order."""
+    from kaser.model import adapter_path, run_name
+
+    folder = Path("data") / dataset
+    submission_errors, problem_errors = read_error_truth(folder)
+    logs = {}
+    for split, fold in model.runs():
+        pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
+                            problem_errors)
+        logs[run_name(split, fold)] = train_grpo(
+            "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
+            out_dir_of(split, fold), judge, dtype)
+    return logs

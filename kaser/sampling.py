@@ -179,3 +179,15 @@ def tag_run(predictions: pl.DataFrame, split: str, fold: int) -> pl.DataFrame:
     ('x', 'student', 0)
     """
     return predictions.with_columns(split=pl.lit(split), fold=pl.lit(fold, dtype=pl.Int64))
+
+
+def predict_runs(folder, runs, params: GenerateParams, predict_run) -> pl.DataFrame:
+    """One method's predictions for every training run (split, fold) in `runs`, in one table:
+    `predict_run(split, fold, pairs)` samples that run's `held_out_pairs`, and each run's rows
+    are tagged with it (`tag_run`)."""
+    frames = []
+    for split, fold in runs:
+        pairs = held_out_pairs(folder, split, fold, params)
+        frames.append(tag_run(predict_run(split, fold, pairs), split, fold))
+        print(f"{split} fold {fold}: {pairs.height} pairs x {params.k} samples")
+    return pl.concat(frames)

@@ -23,15 +23,11 @@ import json
 import sys
 from pathlib import Path
 
-import polars as pl
-
 from kaser.config import load_section
-from kaser.grpo import (ABLATION_METHODS, GrpoParams, ablated, read_error_truth, train_grpo,
-                        with_errors)
+from kaser.grpo import ABLATION_METHODS, GrpoParams, ablated, train_runs
 from kaser.judge import reward_judge
-from kaser.model import ModelParams, adapter_path, run_name
-from kaser.sampling import GenerateParams, held_out_pairs, predict, tag_run
-from kaser.student_prompt import read_pairs
+from kaser.model import ModelParams, run_name
+from kaser.sampling import GenerateParams, predict, predict_runs
 
 PARAMS = "params.yaml"
 
@@ -39,6 +35,24 @@ PARAMS = "params.yaml"
 @dataclasses.dataclass(frozen=True)
 class AblationParams:
     rewards: tuple[str, ...] = ()
+
+
+def run_ablation(dataset: str, method: str, params: GrpoParams, model: ModelParams,
+                 sampling: GenerateParams, judge) -> dict:
+    """Train one ablation's runs, sample their test pairs into data/<ds>/ablations/<method>.parquet;
+    returns the runs' GRPO logs."""
+    adapters = Path("models") / dataset / "ablations" / method
+    logs = train_runs(dataset, model, params, judge,
+                      lambda split, fold: adapters / run_name(split, fold), model.dtype)
+    predictions = predict_runs(
+        Path("data") / dataset, model.runs(), sampling,
+        lambda split, fold, pairs: predict("models/base", adapters / run_name(split, fold), pairs,
+                                           sampling, method, model.dtype))
+    path = Path("data") / dataset / "ablations" / f"{method}.parquet"
+    predictions.write_parquet(path)
+    print(f"{method}: reward_weights {list(params.reward_weights)}, {len(model.runs())} run(s) "
+          f"-> {path}")
+    return logs
 
 
 def main(dataset: str) -> None:
@@ -53,24 +67,9 @@ def main(dataset: str) -> None:
         path.mkdir(parents=True, exist_ok=True)   # DVC outputs, empty when nothing is ablated
     logs = {}
     if variants:
-        submission_errors, problem_errors = read_error_truth(folder)
         with reward_judge(folder, PARAMS) as judge:
             for method, params in variants.items():
-                runs, logs[method] = [], {}
-                for split, fold in model.runs():
-                    pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
-                                        problem_errors)
-                    adapter = models / method / run_name(split, fold)
-                    logs[method][run_name(split, fold)] = train_grpo(
-                        "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
-                        adapter, judge, model.dtype)
-                    predictions = predict("models/base", adapter,
-                                          held_out_pairs(folder, split, fold, sampling), sampling,
-                                          method, model.dtype)
-                    runs.append(tag_run(predictions, split, fold))
-                pl.concat(runs).write_parquet(out / f"{method}.parquet")
-                print(f"{method}: reward_weights {list(params.reward_weights)}, {len(runs)} run(s) "
-                      f"-> {out / f'{method}.parquet'}")
+                logs[method] = run_ablation(dataset, method, params, model, sampling, judge)
     report = Path("reports") / dataset / "ablations_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")

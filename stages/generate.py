@@ -31,7 +31,7 @@ from kaser.data import read_dataset
 from kaser.llm import LLMConfig
 from kaser.model import ModelParams, adapter_path
 from kaser.prompting import predict_baseline
-from kaser.sampling import GenerateParams, held_out_pairs, predict, tag_run
+from kaser.sampling import GenerateParams, predict, predict_runs
 
 PARAMS = "params.yaml"
 ADAPTERS = {"student_sft": "sft", "kaser": "grpo", "icl": None, "persona": None,
@@ -45,25 +45,25 @@ def main(dataset: str, method: str) -> None:
     folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "generate", GenerateParams)
-    runs = []
-    for split, fold in model.runs():
-        pairs = held_out_pairs(folder, split, fold, params)
-        adapter = adapter_path(dataset, ADAPTERS[method], split, fold) if ADAPTERS[method] else None
-        if method in STUDENT_PROMPT:
-            predictions = predict("models/base", adapter, pairs, params, method, model.dtype)
-        else:
-            baselines = load_section(PARAMS, "baselines", BaselineParams)
-            problems, submissions = read_dataset(folder)
-            predictions = predict_baseline(
-                method, pairs, problems, submissions, baselines, params,
-                llm=load_section(PARAMS, "llm", LLMConfig), model_id=model.base,
-                cache_path=folder / baselines.cache_file, adapter=adapter, dtype=model.dtype)
-        runs.append(tag_run(predictions, split, fold))
-        print(f"{split} fold {fold}: {pairs.height} pairs x {params.k} samples")
+    if method in STUDENT_PROMPT:
+        def predict_run(split, fold, pairs):
+            return predict("models/base", adapter_path(dataset, ADAPTERS[method], split, fold),
+                           pairs, params, method, model.dtype)
+    else:
+        baselines = load_section(PARAMS, "baselines", BaselineParams)
+        llm = load_section(PARAMS, "llm", LLMConfig)
+        problems, submissions = read_dataset(folder)
+
+        def predict_run(split, fold, pairs):
+            adapter = adapter_path(dataset, ADAPTERS[method], split, fold) if ADAPTERS[method] else None
+            return predict_baseline(method, pairs, problems, submissions, baselines, params, llm=llm,
+                                    model_id=model.base, cache_path=folder / baselines.cache_file,
+                                    adapter=adapter, dtype=model.dtype)
+    predictions = predict_runs(folder, model.runs(), params, predict_run)
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
-    pl.concat(runs).write_parquet(out)
-    print(f"{len(runs)} run(s) -> {out}")
+    predictions.write_parquet(out)
+    print(f"{len(model.runs())} run(s) -> {out}")
 
 
 if __name__ == "__main__":

@@ -18,27 +18,19 @@ import sys
 from pathlib import Path
 
 from kaser.config import load_section
-from kaser.grpo import GrpoParams, read_error_truth, train_grpo, with_errors
+from kaser.grpo import GrpoParams, train_runs
 from kaser.judge import reward_judge
-from kaser.model import ModelParams, adapter_path, run_name
-from kaser.student_prompt import read_pairs
+from kaser.model import ModelParams, adapter_path
 
 PARAMS = "params.yaml"
 
 
 def main(dataset: str) -> None:
-    folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "grpo", GrpoParams)
-    submission_errors, problem_errors = read_error_truth(folder)
-    logs = {}
-    with reward_judge(folder, PARAMS) as judge:
-        for split, fold in model.runs():
-            pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
-                                problem_errors)
-            logs[run_name(split, fold)] = train_grpo(
-                "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
-                adapter_path(dataset, "grpo", split, fold), judge, model.dtype)
+    with reward_judge(Path("data") / dataset, PARAMS) as judge:
+        logs = train_runs(dataset, model, params, judge,
+                          lambda split, fold: adapter_path(dataset, "grpo", split, fold), model.dtype)
     report = Path("reports") / dataset / "grpo_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")
