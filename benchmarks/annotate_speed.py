@@ -6,12 +6,12 @@
     .venv/bin/python benchmarks/annotate_speed.py --students 125 --problems 30 --no-tests --languages java
 
 1. Generates a synthetic Java and Python population (not timed; Java is skipped, with a note,
-   where no JDK is installed) and times `kaser.static_annotator.annotate_submissions` on each:
+   where no JDK is installed) and times `kaser.errors.static_annotator.annotate_submissions` on each:
    submissions annotated per second, with the F1 against the true errors beside it.
    With --no-tests the problems' tests are dropped first (as on real CodeWorkout), so the
    annotator tests against references on generated inputs; it then also prints the share of
    incorrect submissions that got an error and of correct ones that got any.
-2. Runs the `openai` backend (`kaser.llm_tasks.annotate_llm`) twice over the Python set against a
+2. Runs the `openai` backend (`kaser.errors.llm_tasks.annotate_llm`) twice over the Python set against a
    fake OpenAI-compatible server on 127.0.0.1 (the one tests/test_llm.py uses), each time with a
    new client on the same SQLite cache, and prints the second run's cache hit rate (must be 100%).
 The last line is `annotate_submissions_per_s: <value>` over the languages run (static backend);
@@ -29,12 +29,12 @@ from pathlib import Path
 
 import polars as pl
 
-from kaser.annotate import annotation_counts, annotation_quality
+from kaser.errors.annotate import annotation_counts, annotation_quality
 from kaser.llm import ChatClient, LLMConfig
-from kaser.llm_tasks import annotate_llm
-from kaser.sandbox import java_available
-from kaser.static_annotator import StaticSettings, annotate_submissions
-from kaser.synth import generate
+from kaser.errors.llm_tasks import annotate_llm
+from kaser.code.sandbox import java_available
+from kaser.errors.static_annotator import StaticSettings, annotate_submissions
+from kaser.data.synth import generate
 
 
 def static_speed(language: str, args) -> tuple[int, float, pl.DataFrame, pl.DataFrame]:

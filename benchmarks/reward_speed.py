@@ -1,4 +1,4 @@
-"""Time KASER's hybrid reward per GRPO group of 5: kaser.rewards vs `codebleu.calc_codebleu` per pair.
+"""Time KASER's hybrid reward per GRPO group of 5: kaser.predictor.rewards vs `codebleu.calc_codebleu` per pair.
 
 Builds 40 groups (20 Java, 20 Python): a ground-truth student code and 5 completions, each a
 reference program changed by a few student-like edits (renamed variable, off-by-one comparison,
@@ -23,7 +23,7 @@ import time
 from codebleu import calc_codebleu
 
 from kaser.metrics.codebleu import code_features
-from kaser.rewards import diversity_reward, make_error_reward, similarity_reward
+from kaser.predictor.rewards import diversity_reward, make_error_reward, similarity_reward
 
 GROUPS_PER_LANGUAGE = 20
 GROUP_SIZE = 5  # the paper's num_generations

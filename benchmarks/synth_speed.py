@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/synth_speed.py [--students 100] [--problems 30] [--seed 0]
 
 Generates one population per language (Java is skipped, with a note, where no JDK is installed)
-and times `kaser.synth.generate`, which includes running every program in the sandbox. The last
+and times `kaser.data.synth.generate`, which includes running every program in the sandbox. The last
 line is `synth_submissions_per_s: <value>` over all languages, for tools that read it.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from kaser.sandbox import java_available
-from kaser.synth import generate
+from kaser.code.sandbox import java_available
+from kaser.data.synth import generate
 
 
 def main() -> None:

@@ -23,11 +23,11 @@ from kaser import InputError
 
 # command -> "module:function"; the function takes the parsed argparse namespace.
 COMMANDS = {
-    "synth": "kaser.synth:synth_command",
-    "ingest": "kaser.ingest:ingest_command",
-    "annotate": "kaser.annotate:annotate_command",
-    "cluster": "kaser.cluster:cluster_command",
-    "knowledge": "kaser.knowledge:knowledge_command",
+    "synth": "kaser.data.synth:synth_command",
+    "ingest": "kaser.data.ingest:ingest_command",
+    "annotate": "kaser.errors.annotate:annotate_command",
+    "cluster": "kaser.errors.cluster:cluster_command",
+    "knowledge": "kaser.knowledge.tracing:knowledge_command",
     "simulate": "kaser.simulate:simulate_command",
 }
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
-from kaser.sampling import GenerateParams
+from kaser.predictor.sampling import GenerateParams
 
 NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
                     "(syntax level); runtime and logical errors are not judged.")
@@ -129,10 +129,10 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
                  profiles: Sequence[dict[str, float]], model_path, adapter,
                  params: GenerateParams, dtype: str = "auto") -> list[list[str]]:
     """`params.k` predicted codes per profile, with the training prompt."""
-    from kaser.model import load_tokenizer
-    from kaser.rewards import completion_code
-    from kaser.sampling import sample_completions
-    from kaser.student_prompt import build_prompt_text
+    from kaser.predictor.base_model import load_tokenizer
+    from kaser.predictor.rewards import completion_code
+    from kaser.predictor.sampling import sample_completions
+    from kaser.predictor.prompt import build_prompt_text
 
     tokenizer = load_tokenizer(model_path)
     prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language)
@@ -150,7 +150,7 @@ def simulate(statement: str, language: str, kcs: Sequence[str],
     `tests` (problems.parquet format) they include runtime and logical errors, without them
     only what the compiler / parser finds (NEW_PROBLEM_NOTE).
     """
-    from kaser.static_annotator import StaticSettings, annotate_static
+    from kaser.errors.static_annotator import StaticSettings, annotate_static
 
     if k is not None:
         params = dataclasses.replace(params, k=k)
@@ -254,8 +254,8 @@ def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) 
 def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
                     dtype: str = "auto", params_path="params.yaml") -> str:
     """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4)."""
-    from kaser.data import read_dataset
-    from kaser.judge import reward_judge
+    from kaser.data.contracts import read_dataset
+    from kaser.errors.judge import reward_judge
 
     folder = Path(dataset_folder)
     problems, _ = read_dataset(folder)
@@ -295,7 +295,7 @@ def model_folders(dataset: str, model) -> tuple[Path, Path]:
     """models/base and the KASER adapter of the first run of params.yaml `model`
     (`ModelParams.first_run`: the first of model.splits x model.folds), models/<dataset>/grpo/
     <split>-<fold>, or an error saying which stage makes them."""
-    from kaser.model import adapter_path
+    from kaser.predictor.base_model import adapter_path
     base, adapter = Path("models") / "base", adapter_path(dataset, "grpo", *model.first_run)
     if not base.is_dir():
         raise InputError("base model folder not found; run `dvc repro base_model` first", file=base)
@@ -310,7 +310,7 @@ def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict
         if not (folder / name).is_file():
             stage = "prepare" if name == "problems.parquet" else "knowledge"
             raise InputError(f"not found; run `dvc repro {stage}@{dataset}` first", file=folder / name)
-    from kaser.data import kc_vocabulary
+    from kaser.data.contracts import kc_vocabulary
     vocabulary = kc_vocabulary(pl.read_parquet(folder / "problems.parquet", columns=["kcs"]))
     mastery = pl.read_parquet(folder / "mastery.parquet", columns=["mastery"])
     return population_profiles(mastery, vocabulary, kcs, size, seed)
@@ -319,7 +319,7 @@ def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict
 def simulate_command(args) -> None:
     """`kaser simulate`: writes --out/simulation.json and --out/simulation.md."""
     from kaser.config import load_section, read_params
-    from kaser.model import ModelParams
+    from kaser.predictor.base_model import ModelParams
 
     statement = _statement(args.problem)
     kcs = parse_kcs(args.kcs)
@@ -334,7 +334,7 @@ def simulate_command(args) -> None:
     base, adapter = model_folders(args.dataset, model)
     settings = None
     if "annotate" in read_params(args.params):
-        from kaser.annotate import AnnotateConfig
+        from kaser.errors.annotate import AnnotateConfig
         settings = load_section(args.params, "annotate", AnnotateConfig).static_settings()
     results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
                        model.dtype, settings=settings)

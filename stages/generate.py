@@ -3,12 +3,12 @@ codes per test pair, for one method.
 
     python stages/generate.py synthetic-java kaser         # generate@<ds>
     python stages/generate.py synthetic-java student_sft   # baselines@<ds>, with the three below
-    python stages/generate.py synthetic-java icl           # (kaser.prompting)
+    python stages/generate.py synthetic-java icl           # (kaser.predictor.baselines)
     python stages/generate.py synthetic-java persona
     python stages/generate.py synthetic-java parastudent
 
 One pass per run (split, test fold) of params.yaml `model.splits` x `model.folds`, each on that
-run's test pairs (kaser.student_prompt.read_pairs; the same seeded draw `sample_pairs` for every
+run's test pairs (kaser.predictor.prompt.read_pairs; the same seeded draw `sample_pairs` for every
 method) with that run's adapter: `student_sft` samples the base model with
 models/<ds>/sft/<split>-<fold>/, `kaser` with models/<ds>/grpo/<split>-<fold>/, from the student
 prompt. The history baselines prompt with the student's earlier submissions: `icl` and `persona`
@@ -25,13 +25,13 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
-from kaser.baselines import BaselineParams
+from kaser.predictor.history_prompts import BaselineParams
 from kaser.config import load_section
-from kaser.data import read_dataset
+from kaser.data.contracts import read_dataset
 from kaser.llm import LLMConfig
-from kaser.model import ModelParams, adapter_path
-from kaser.prompting import predict_baseline
-from kaser.sampling import GenerateParams, predict, predict_runs
+from kaser.predictor.base_model import ModelParams, adapter_path
+from kaser.predictor.baselines import predict_baseline
+from kaser.predictor.sampling import GenerateParams, predict, predict_runs
 
 PARAMS = "params.yaml"
 ADAPTERS = {"student_sft": "sft", "kaser": "grpo", "icl": None, "persona": None,

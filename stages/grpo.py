@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 from kaser.config import load_section
-from kaser.grpo import GrpoParams, train_runs
-from kaser.judge import reward_judge
-from kaser.model import ModelParams, adapter_path
+from kaser.predictor.grpo import GrpoParams, train_runs
+from kaser.errors.judge import reward_judge
+from kaser.predictor.base_model import ModelParams, adapter_path
 
 PARAMS = "params.yaml"
 

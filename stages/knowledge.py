@@ -7,7 +7,7 @@ Writes data/<name>/code_embeddings.npz (cache of code embeddings, reused on a re
 data/<name>/mastery.parquet (every student's profile before every attempt, from the fold model
 that never saw the student), data/<name>/knowledge/ (model.pt + config.json, trained on all
 students), reports/<name>/knowledge.json (AUC, accuracy, log-loss of the LSTM and the baselines;
-mastery Spearman on synthetic data) and reports/<name>/mastery.png. See kaser.knowledge.
+mastery Spearman on synthetic data) and reports/<name>/mastery.png. See kaser.knowledge.tracing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kaser import InputError
 from kaser.config import load_section
-from kaser.knowledge import KnowledgeConfig, run_folder
+from kaser.knowledge.tracing import KnowledgeConfig, run_folder
 
 PARAMS = "params.yaml"
 

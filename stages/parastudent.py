@@ -16,12 +16,12 @@ import json
 import sys
 from pathlib import Path
 
-from kaser.baselines import BaselineParams, parastudent_examples, with_history
+from kaser.predictor.history_prompts import BaselineParams, parastudent_examples, with_history
 from kaser.config import load_section
-from kaser.data import read_dataset
-from kaser.model import ModelParams, adapter_path, run_name
-from kaser.sft import SftParams, train_examples
-from kaser.student_prompt import read_pairs
+from kaser.data.contracts import read_dataset
+from kaser.predictor.base_model import ModelParams, adapter_path, run_name
+from kaser.predictor.sft import SftParams, train_examples
+from kaser.predictor.prompt import read_pairs
 
 PARAMS = "params.yaml"
 

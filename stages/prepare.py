@@ -3,7 +3,7 @@
     python stages/prepare.py synthetic-java
 
 Reads `datasets.<name>` (its `source` says which settings it takes: synthetic, codeworkout or
-falconcode) and `splits`; generates or ingests the dataset (kaser.synth / kaser.ingest), writes
+falconcode) and `splits`; generates or ingests the dataset (kaser.data.synth / kaser.data.ingest), writes
 data/<name>/problems.parquet, submissions.parquet (validated, byte-deterministic) and folds.json.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from kaser import InputError
 from kaser.config import from_dict, load_section, read_params
-from kaser.data import dataset_counts, make_folds, write_dataset, write_folds
-from kaser.ingest import ingest_codeworkout, ingest_falconcode
+from kaser.data.contracts import dataset_counts, make_folds, write_dataset, write_folds
+from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
 
 PARAMS = "params.yaml"
 
@@ -70,7 +70,7 @@ def dataset_config(name: str, params_path: str = PARAMS):
 def build(config):
     """(problems, submissions) of a dataset config."""
     if isinstance(config, SyntheticSource):
-        from kaser.synth import generate
+        from kaser.data.synth import generate
         return generate(config.language, config.students, config.problems, config.seed)
     if isinstance(config, CodeworkoutSource):
         return ingest_codeworkout(config.raw, config.problems, config.kc_file,

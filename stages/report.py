@@ -10,7 +10,7 @@ Reads params.yaml `report` (and `evaluate` for the embedding model and methods),
 reports/<ds>/evaluation.json (evaluate stage, required), data/<ds>/predictions/ (t-SNE codes),
 and where present reports/<ds>/{annotation_quality.json, knowledge.json, mastery.png,
 grpo_log.json (the first run's reward curves), knowledge_sweep.md}; a missing one is named in
-the README with the stage that writes it. See kaser.reporting.
+the README with the stage that writes it. See kaser.evaluation.report.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import polars as pl
 
 from kaser import InputError
 from kaser.config import load_section, read_params
-from kaser.evaluation import EvaluateParams, prediction_path
-from kaser.reporting import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
+from kaser.evaluation.scoring import EvaluateParams, prediction_path
+from kaser.evaluation.report import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
                              readme)
 
 PARAMS = "params.yaml"

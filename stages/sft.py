@@ -4,7 +4,7 @@
 
 Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains
 one adapter per run (split, test fold) of params.yaml `model.splits` x `model.folds` on that run's
-training pairs (kaser.student_prompt.read_pairs), with params.yaml `sft`; writes each adapter to
+training pairs (kaser.predictor.prompt.read_pairs), with params.yaml `sft`; writes each adapter to
 models/<ds>/sft/<split>-<fold>/ and the per-step training logs to reports/<ds>/sft_log.json
 ({"<split>-<fold>": log of that run}).
 """
@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from kaser.config import load_section
-from kaser.model import ModelParams, adapter_path, run_name
-from kaser.sft import SftParams, train_sft
-from kaser.student_prompt import read_pairs
+from kaser.predictor.base_model import ModelParams, adapter_path, run_name
+from kaser.predictor.sft import SftParams, train_sft
+from kaser.predictor.prompt import read_pairs
 
 PARAMS = "params.yaml"
 

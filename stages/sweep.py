@@ -20,9 +20,9 @@ from pathlib import Path
 
 from kaser import InputError
 from kaser.config import load_section
-from kaser.data import read_folds
-from kaser.model import ModelParams
-from kaser.sampling import GenerateParams
+from kaser.data.contracts import read_folds
+from kaser.predictor.base_model import ModelParams
+from kaser.predictor.sampling import GenerateParams
 from kaser.simulate import knowledge_sweep, model_folders, sweep_problem
 
 PARAMS = "params.yaml"

@@ -33,8 +33,8 @@ STAGE_PARAMS = {
 def make_workspace(root: Path, params: dict = STAGE_PARAMS) -> Path:
     """`root` as a repository root: params.yaml, models/base (tiny), data/toy (10 students x 3
     Python problems, 2 folds, mastery 0.5 everywhere). Returns root."""
-    from kaser.data import kc_vocabulary, make_folds, write_dataset, write_folds
-    from kaser.synth import generate
+    from kaser.data.contracts import kc_vocabulary, make_folds, write_dataset, write_folds
+    from kaser.data.synth import generate
 
     (root / "params.yaml").write_text(yaml.safe_dump(params))
     (root / "models").mkdir()

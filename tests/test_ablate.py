@@ -1,4 +1,4 @@
-"""Reward ablations (paper Table 1, "KASER w/o R_x"): kaser.grpo.ablated, where the evaluation
+"""Reward ablations (paper Table 1, "KASER w/o R_x"): kaser.predictor.grpo.ablated, where the evaluation
 finds their predictions, and stages/ablate.py on a tiny model end to end."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from kaser import InputError
-from kaser.cluster import problem_error_lists
-from kaser.evaluation import prediction_path, read_predictions
-from kaser.grpo import GrpoParams, ablated
+from kaser.errors.cluster import problem_error_lists
+from kaser.evaluation.scoring import prediction_path, read_predictions
+from kaser.predictor.grpo import GrpoParams, ablated
 from kaser.taxonomy import category_of
 from stage_runs import STAGE_PARAMS, make_workspace, stage
 
@@ -67,7 +67,7 @@ def workspace(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_the_stage_trains_without_the_reward_and_samples_the_test_pairs(workspace):
-    from kaser.sampling import GenerateParams, held_out_pairs
+    from kaser.predictor.sampling import GenerateParams, held_out_pairs
 
     stage("sft").main("toy")
     stage("ablate").main("toy")

@@ -10,11 +10,11 @@ import pytest
 from test_llm import KEY_ENV, SECRET, server  # noqa: F401  (the fake OpenAI server fixture)
 
 from kaser import InputError
-from kaser.annotate import AnnotateConfig, annotation_counts, annotation_quality
+from kaser.errors.annotate import AnnotateConfig, annotation_counts, annotation_quality
 from kaser.cli import main
-from kaser.llm_tasks import ANNOTATION_SCHEMA
-from kaser.data import write_dataset
-from kaser.synth import generate
+from kaser.errors.llm_tasks import ANNOTATION_SCHEMA
+from kaser.data.contracts import write_dataset
+from kaser.data.synth import generate
 
 PARAMS = """annotate:
   backend: static

@@ -3,7 +3,7 @@
     python -m pytest tests/test_bank.py            # structure + Python references
     python -m pytest tests/test_bank.py -m java    # Java references (needs javac)
 
-References are run only through kaser.sandbox (subprocesses), never in this process: the whole
+References are run only through kaser.code.sandbox (subprocesses), never in this process: the whole
 bank of a language as one batch (`sandbox.run_problems`, i.e. `run_tests` for many problems, one
 javac + one JVM), which keeps the Java check to seconds.
 """
@@ -16,9 +16,9 @@ import shutil
 
 import pytest
 
-from kaser import sandbox
-from kaser.synth import bank_java, bank_python
-from kaser.synth.bank import KC_VOCABULARY, BankProblem
+from kaser.code import sandbox
+from kaser.data.synth import bank_java, bank_python
+from kaser.data.synth.bank import KC_VOCABULARY, BankProblem
 
 BANKS = {"java": bank_java.PROBLEMS, "python": bank_python.PROBLEMS}
 

@@ -1,4 +1,4 @@
-"""ICL, PersonaPrompt and ParaStudent (kaser.baselines, kaser.prompting, their stages): history
+"""ICL, PersonaPrompt and ParaStudent (kaser.predictor.history_prompts, kaser.predictor.baselines, their stages): history
 selection, prompt contents, cached personas (local model and a fake OpenAI-compatible server on
 127.0.0.1), in-context tuning examples, and a tiny-model run of the stages end to end."""
 
@@ -14,11 +14,11 @@ import yaml
 from safetensors.torch import load_file
 
 from kaser import InputError
-from kaser.baselines import (NO_HISTORY_PERSONA, BaselineParams, icl_messages,
+from kaser.predictor.history_prompts import (NO_HISTORY_PERSONA, BaselineParams, icl_messages,
                              parastudent_examples, persona_messages, summary_chats, with_history)
 from kaser.llm import LLMConfig
-from kaser.prompting import local_personas, predict_baseline, student_personas
-from kaser.sampling import GenerateParams
+from kaser.predictor.baselines import local_personas, predict_baseline, student_personas
+from kaser.predictor.sampling import GenerateParams
 from test_llm import KEY_ENV, SECRET, FakeOpenAI
 from stage_runs import STAGE_PARAMS, make_workspace, stage
 from tiny_lm import tiny_model_folder
@@ -230,9 +230,9 @@ def test_stages_train_parastudent_and_write_every_baseline(workspace):
 
 @pytest.mark.slow
 def test_stages_train_and_sample_one_run_per_split_and_fold(workspace):
-    from kaser.data import read_folds
-    from kaser.sft import sample_pairs
-    from kaser.student_prompt import read_pairs
+    from kaser.data.contracts import read_folds
+    from kaser.predictor.sft import sample_pairs
+    from kaser.predictor.prompt import read_pairs
 
     params = STAGE_PARAMS | {"model": {"base": "tiny", "dtype": "float32", "folds": [1, 0],
                                        "splits": ["student", "problem"]}}

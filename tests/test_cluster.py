@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from kaser.cluster import cluster_labels, problem_error_lists, raw_error_counts, submission_errors
+from kaser.errors.cluster import cluster_labels, problem_error_lists, raw_error_counts, submission_errors
 
 ERROR = pl.Struct({"category": pl.String, "label": pl.String, "evidence": pl.String})
 

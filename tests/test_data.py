@@ -16,10 +16,10 @@ import pytest
 
 from kaser import InputError
 from kaser.cli import main as cli_main
-from kaser.data import (PROBLEM_SCHEMA, SUBMISSION_SCHEMA, kc_vocabulary, make_folds, read_dataset,
+from kaser.data.contracts import (PROBLEM_SCHEMA, SUBMISSION_SCHEMA, kc_vocabulary, make_folds, read_dataset,
                         read_folds, validate_problems, validate_submissions, write_dataset,
                         write_folds)
-from kaser.ingest import CODEWORKOUT_CONCEPTS, html_to_text, ingest_codeworkout, ingest_falconcode
+from kaser.data.ingest import CODEWORKOUT_CONCEPTS, html_to_text, ingest_codeworkout, ingest_falconcode
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -491,12 +491,12 @@ def test_prepare_stage_on_a_codeworkout_release(tmp_path):
 
 
 def test_prepare_stage_on_synthetic_data(tmp_path):
-    synth = pytest.importorskip("kaser.synth")
+    synth = pytest.importorskip("kaser.data.synth")
     if not hasattr(synth, "generate"):
-        pytest.skip("kaser.synth.generate is not there yet")
-    pytest.importorskip("kaser.sandbox")   # the generator scores code in the sandbox
+        pytest.skip("kaser.data.synth.generate is not there yet")
+    pytest.importorskip("kaser.code.sandbox")   # the generator scores code in the sandbox
     (tmp_path / "params.yaml").write_text(
-        "datasets:\n  tiny:\n    source: synthetic\n    raw: kaser/synth\n    language: python\n"
+        "datasets:\n  tiny:\n    source: synthetic\n    raw: kaser/data/synth\n    language: python\n"
         "    students: 6\n    problems: 3\n    seed: 1\nsplits:\n  folds: 3\n  seed: 0\n")
     stage = [sys.executable, str(REPO / "stages" / "prepare.py"), "tiny"]
     done = subprocess.run(stage, cwd=tmp_path, capture_output=True, text=True)

@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.evaluation import (EvaluateParams, codebleu_diversity, evaluate_dataset, judge_predictions,
+from kaser.evaluation.scoring import (EvaluateParams, codebleu_diversity, evaluate_dataset, judge_predictions,
                               pair_table, problem_table, read_predictions, read_truth, write_json)
-from kaser.summary import MethodResult, pair_fold_values, paired_t_test, problem_fold_values
+from kaser.evaluation.summary import MethodResult, pair_fold_values, paired_t_test, problem_fold_values
 
 OBO, COLON, DIV = "Off-by-one error", "Missing colon", "Division by zero"
 MARKERS = {"# OBO": OBO, "# COLON": COLON, "# DIV": DIV}

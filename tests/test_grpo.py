@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from kaser import InputError
-from kaser.grpo import GrpoParams, grpo_examples, grpo_trainer, train_grpo, with_errors
-from kaser.model import load_model
+from kaser.predictor.grpo import GrpoParams, grpo_examples, grpo_trainer, train_grpo, with_errors
+from kaser.predictor.base_model import load_model
 from tiny_lm import lora_state, tiny_model_folder
 
 

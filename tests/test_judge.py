@@ -5,9 +5,9 @@ import json
 import polars as pl
 import pytest
 
-from kaser.data import write_dataset
-from kaser.judge import StaticJudge, reward_judge
-from kaser.synth.bank_python import PROBLEMS
+from kaser.data.contracts import write_dataset
+from kaser.errors.judge import StaticJudge, reward_judge
+from kaser.data.synth.bank_python import PROBLEMS
 
 PROBLEM = next(p for p in PROBLEMS if p.problem_id == "python_can_hike")
 CORRECT = PROBLEM.references[0]
@@ -80,7 +80,7 @@ def test_unknown_backend_is_a_clear_error(tmp_path):
 
 from test_llm import make_client, server  # noqa: E402,F401  (fake OpenAI-compatible server on 127.0.0.1)
 
-from kaser.judge import LLMJudge  # noqa: E402
+from kaser.errors.judge import LLMJudge  # noqa: E402
 
 
 def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, server):  # noqa: F811

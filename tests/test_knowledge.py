@@ -11,10 +11,10 @@ import polars as pl
 import pytest
 import torch
 
-from kaser.knowledge import (KnowledgeConfig, build_histories, correct_probability, load_checkpoint,
+from kaser.knowledge.tracing import (KnowledgeConfig, build_histories, correct_probability, load_checkpoint,
                              plot_mastery, run_knowledge, save_checkpoint, trace, train_final_model,
                              train_tracer)
-from kaser.kt_baselines import (Attempts, bkt_predict, BKTParams, difficulty_baseline, fit_bkt,
+from kaser.knowledge.baselines import (Attempts, bkt_predict, BKTParams, difficulty_baseline, fit_bkt,
                                 mastery_spearman, mean_over_folds, pfa_baseline, pfa_features,
                                 prediction_metrics, prior_counts)
 

@@ -23,10 +23,10 @@ import pytest
 from kaser import InputError
 from kaser.llm import (ChatClient, LLMConfig, MalformedAnswer, Usage, cache_key, parse_json_answer,
                        request_key)
-from kaser.llm_prompts import (cluster_summary_messages, error_labelling_messages,
+from kaser.errors.llm_prompts import (cluster_summary_messages, error_labelling_messages,
                                error_labelling_request, parse_cluster_summary,
                                parse_error_labels, parse_judge)
-from kaser.llm_tasks import ANNOTATION_SCHEMA, annotate_llm, judge_llm, summarise_cluster_llm
+from kaser.errors.llm_tasks import ANNOTATION_SCHEMA, annotate_llm, judge_llm, summarise_cluster_llm
 
 SECRET = "sk-test-DO-NOT-STORE-5f2c9a"
 KEY_ENV = "KASER_TEST_LLM_KEY"

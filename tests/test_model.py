@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from kaser import InputError
-from kaser.model import (DEFAULT_BASE, POINTER_FILE, bundled_gguf, check_tokenizer, load_model,
+from kaser.predictor.base_model import (DEFAULT_BASE, POINTER_FILE, bundled_gguf, check_tokenizer, load_model,
                          materialise_base_model, resolve_dtype, weights_location)
 from tiny_lm import smollm2_tokenizer, tiny_model_folder
 
@@ -78,14 +78,14 @@ def test_missing_folder_and_adapter_say_what_to_run(tmp_path):
 ])
 def test_bad_runs_name_params_yaml_and_the_key(values, message):
     from kaser.config import from_dict
-    from kaser.model import ModelParams
+    from kaser.predictor.base_model import ModelParams
     with pytest.raises(InputError, match="^params.yaml: " + message):
         from_dict(ModelParams, values, where="params.yaml:model")
 
 
 def test_runs_paths_and_the_default():
     from kaser.config import load_section
-    from kaser.model import ModelParams, adapter_path, run_name
+    from kaser.predictor.base_model import ModelParams, adapter_path, run_name
     model = ModelParams(folds=(3, 1), splits=("problem", "student"))
     assert model.runs() == [("problem", 3), ("problem", 1), ("student", 3), ("student", 1)]
     assert model.first_run == ("problem", 3)

@@ -30,10 +30,13 @@ def graph():
 
 
 def module_files(name: str) -> list[str]:
-    """Repository-relative files a dotted kaser module name may live in (module or package)."""
-    path = Path(*name.split("."))
-    return [str(candidate) for candidate in (path.with_suffix(".py"), path / "__init__.py")
-            if (REPO / candidate).is_file()]
+    """Repository-relative files that importing a dotted kaser name runs: the module (or package)
+    itself and the __init__.py of every package above it."""
+    parts = name.split(".")
+    candidates = [Path(*parts[:i], "__init__.py") for i in range(1, len(parts))]
+    path = Path(*parts)
+    candidates += [path.with_suffix(".py"), path / "__init__.py"]
+    return [str(candidate) for candidate in candidates if (REPO / candidate).is_file()]
 
 
 def kaser_imports(path: str) -> set[str]:

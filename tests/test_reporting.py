@@ -8,9 +8,9 @@ import pytest
 from test_evaluation import (CANDIDATES, KASER, PARAMS, hash_embed, marker_judge, predictions,
                              sft_rows, truth)
 
-from kaser.evaluation import evaluate_dataset
-from kaser.figures import reward_rows, rewards_csv
-from kaser.reporting import (DatasetInputs, comparison_sentence, dataset_report, metric_table,
+from kaser.evaluation.scoring import evaluate_dataset
+from kaser.evaluation.figures import reward_rows, rewards_csv
+from kaser.evaluation.report import (DatasetInputs, comparison_sentence, dataset_report, metric_table,
                              paper_dataset, readme, significant_over_baselines,
                              table1_columns, table2)
 

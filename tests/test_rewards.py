@@ -1,4 +1,4 @@
-"""kaser.rewards (TRL reward functions) and kaser.metrics.sets.iou on hand-made cases.
+"""kaser.predictor.rewards (TRL reward functions) and kaser.metrics.sets.iou on hand-made cases.
 
 Run: python -m pytest tests/test_rewards.py
 """
@@ -12,10 +12,10 @@ import pytest
 from codebleu import calc_codebleu
 
 import kaser.metrics.sets
-import kaser.rewards
+import kaser.predictor.rewards
 from kaser.metrics.codebleu import codebleu
 from kaser.metrics.sets import iou
-from kaser.rewards import (
+from kaser.predictor.rewards import (
     completion_code,
     diversity_reward,
     make_error_reward,
@@ -47,7 +47,7 @@ PY_EVENS_BROKEN = "def count_evens(nums)\n    count = 0\n    for n in nums:\n   
 
 def test_doctests_pass():
     # every reward's and iou's doctest, since the default pytest run does not collect doctests
-    for module in (kaser.rewards, kaser.metrics.sets):
+    for module in (kaser.predictor.rewards, kaser.metrics.sets):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 

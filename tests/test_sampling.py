@@ -6,9 +6,9 @@ import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.model import load_model
-from kaser.sampling import GenerateParams, generate_batched, prediction_rows, sample_completions
-from kaser.student_prompt import build_prompt_text
+from kaser.predictor.base_model import load_model
+from kaser.predictor.sampling import GenerateParams, generate_batched, prediction_rows, sample_completions
+from kaser.predictor.prompt import build_prompt_text
 from tiny_lm import tiny_model_folder
 
 PROBLEMS = [("Add.", ["arithmetic"], [0.1]),

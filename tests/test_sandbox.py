@@ -1,4 +1,4 @@
-"""kaser.sandbox against hostile and ordinary student code, in Python and Java.
+"""kaser.code.sandbox against hostile and ordinary student code, in Python and Java.
 
 Every hostile program runs in a batch beside a correct and a wrong answer, which must still be
 judged right; every call must come back well within 30 s.
@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from kaser import sandbox
-from kaser.sandbox import CaseResult, Diagnostic, Limits, compile_diagnostics, run_problems, run_tests, same_value
+from kaser.code import sandbox
+from kaser.code.sandbox import CaseResult, Diagnostic, Limits, compile_diagnostics, run_problems, run_tests, same_value
 
 FAST = Limits(case_timeout_s=1.0)
 TESTS = [([1, 2], 3), ([5, 5], 10)]
@@ -323,7 +323,7 @@ def test_run_problems_batches_several_problems():
 def test_without_a_jdk_java_is_skipped_with_one_warning(monkeypatch, caplog):
     monkeypatch.setenv("PATH", "/nonexistent")
     sandbox._warned.discard("no-jdk")
-    with caplog.at_level(logging.WARNING, logger="kaser.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="kaser.code.sandbox"):
         results = run_tests("java", "add", [JAVA_RIGHT, JAVA_WRONG], TESTS, FAST)
         found = compile_diagnostics("java", [JAVA_RIGHT])
     assert sandbox.java_available() is False

@@ -5,7 +5,7 @@ import json
 import polars as pl
 from safetensors.torch import load_file
 
-from kaser.sft import SftParams, sample_pairs, sft_examples, sft_trainer, train_sft
+from kaser.predictor.sft import SftParams, sample_pairs, sft_examples, sft_trainer, train_sft
 from tiny_lm import tiny_model_folder
 
 CODES = ["public int sum(int a, int b) {\n  return a + b;\n}",

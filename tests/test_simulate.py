@@ -9,8 +9,8 @@ import yaml
 
 from kaser import InputError
 from kaser.cli import main
-from kaser.model import load_model
-from kaser.sampling import GenerateParams
+from kaser.predictor.base_model import load_model
+from kaser.predictor.sampling import GenerateParams
 from kaser.simulate import (error_distribution, knowledge_sweep, parse_mastery, population_profiles,
                             sweep_levels, sweep_markdown)
 from tiny_lm import tiny_model_folder
@@ -97,7 +97,7 @@ def test_missing_model_says_which_stage_to_run(workspace, capsys, missing, messa
 
 
 def test_the_adapter_is_the_first_runs(workspace):
-    from kaser.model import ModelParams
+    from kaser.predictor.base_model import ModelParams
     from kaser.simulate import model_folders
     # runs: problem-2, problem-0, student-2, student-0; only the first one's adapter counts
     model = ModelParams(folds=(2, 0), splits=("problem", "student"))

@@ -1,4 +1,4 @@
-"""The static annotator on hand-written buggy programs for bank problems (kaser.static_annotator).
+"""The static annotator on hand-written buggy programs for bank problems (kaser.errors.static_annotator).
 
 Each table row is a student program and the labels it must get; the programs of a language run
 in one annotator call (one sandbox batch per round), as the stage runs them.
@@ -12,13 +12,13 @@ import time
 
 import pytest
 
-from kaser.compile_errors import bracket_balance, java_compile_errors, python_syntax_pass
-from kaser.generated_tests import entry_signature, generate_inputs, python_kinds
-from kaser.sandbox import Diagnostic
-from kaser.static_annotator import (StaticSettings, annotate_programs, annotate_static, exception_label,
+from kaser.errors.compile_errors import bracket_balance, java_compile_errors, python_syntax_pass
+from kaser.errors.generated_tests import entry_signature, generate_inputs, python_kinds
+from kaser.code.sandbox import Diagnostic
+from kaser.errors.static_annotator import (StaticSettings, annotate_programs, annotate_static, exception_label,
                                     problem_specs)
-from kaser.synth.bank_java import PROBLEMS as JAVA_BANK
-from kaser.synth.bank_python import PROBLEMS as PYTHON_BANK
+from kaser.data.synth.bank_java import PROBLEMS as JAVA_BANK
+from kaser.data.synth.bank_python import PROBLEMS as PYTHON_BANK
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 

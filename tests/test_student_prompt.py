@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.student_prompt import (build_messages, build_prompt_text, problem_mastery,
+from kaser.predictor.prompt import (build_messages, build_prompt_text, problem_mastery,
                                   student_pairs, system_message, user_message)
 
 JAVA_SYSTEM = ("You are a student code simulator. Given a programming problem and the student's "
@@ -100,7 +100,7 @@ def test_student_pairs_fail_without_mastery():
 
 
 def test_fold_members_of_both_kinds_of_folds():
-    from kaser.student_prompt import fold_members
+    from kaser.predictor.prompt import fold_members
     folds = {"by_student": [["a", "d"], ["b"], ["c"]], "by_problem": [["p3"], ["p2", "p1"]]}
     assert fold_members(folds, "student", 0, "test") == ["a", "d"]
     assert fold_members(folds, "student", 0, "train") == ["b", "c"]
@@ -115,10 +115,10 @@ def test_fold_members_of_both_kinds_of_folds():
 
 
 def test_read_pairs_from_a_dataset_folder(tmp_path):
-    from kaser.data import write_dataset, write_folds
-    from kaser.student_prompt import read_pairs
+    from kaser.data.contracts import write_dataset, write_folds
+    from kaser.predictor.prompt import read_pairs
     problems, submissions, mastery = _tables()
-    from kaser.data import TEST_CASE
+    from kaser.data.contracts import TEST_CASE
     problems = problems.with_columns(pl.lit(None, dtype=pl.List(TEST_CASE)).alias("tests"),
                                      pl.lit(None, dtype=pl.String).alias("reference"))
     submissions = submissions.with_columns(pl.lit(1.0).alias("score"), pl.lit(True).alias("correct"))

@@ -15,14 +15,16 @@ import numpy as np
 import polars as pl
 import pytest
 
-from kaser import InputError, sandbox
-from kaser.data import kc_vocabulary, validate_problems, validate_submissions, write_dataset
-from kaser.synth import bank, generate, synth_command
-from kaser.synth.bank import KC_VOCABULARY
-from kaser.synth.execution import run_problems, shows
-from kaser.synth.mutations import CATALOGUE
-from kaser.synth.students import NAMINGS, Style, draw_students, error_chance, practise, style_code
-from kaser.synth.syntax import parse
+from kaser import InputError
+
+from kaser.code import sandbox
+from kaser.data.contracts import kc_vocabulary, validate_problems, validate_submissions, write_dataset
+from kaser.data.synth import bank, generate, synth_command
+from kaser.data.synth.bank import KC_VOCABULARY
+from kaser.data.synth.execution import run_problems, shows
+from kaser.data.synth.mutations import CATALOGUE
+from kaser.data.synth.students import NAMINGS, Style, draw_students, error_chance, practise, style_code
+from kaser.code.syntax import parse
 from kaser.taxonomy import CATEGORIES, STANDARD_ERRORS
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK (javac)")

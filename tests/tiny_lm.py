@@ -21,7 +21,7 @@ def smollm2_tokenizer():
     import transformers
     from transformers import AutoTokenizer
 
-    from kaser.model import DEFAULT_BASE, bundled_gguf
+    from kaser.predictor.base_model import DEFAULT_BASE, bundled_gguf
 
     cache = Path(tempfile.gettempdir()) / f"kaser-smollm2-tokenizer-{transformers.__version__}"
     if not (cache / "tokenizer_config.json").exists():
@@ -37,7 +37,7 @@ def smollm2_tokenizer():
 
 @functools.cache
 def tiny_model_folder() -> Path:
-    """A folder that `kaser.model.load_model` loads: tokenizer + tiny random Llama, float32."""
+    """A folder that `kaser.predictor.base_model.load_model` loads: tokenizer + tiny random Llama, float32."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 

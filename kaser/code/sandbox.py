@@ -1,0 +1,460 @@
+"""Running untrusted student code: compile it, run it on test cases, report what happened.
+
+The only place in KASER where student code executes, always in subprocesses, never in ours:
+
+    from kaser.code.sandbox import run_tests
+    results = run_tests("java", "luckySum", codes, [([1, 2, 3], 6), ([1, 2, 13], 3)])
+    results[0].compiled, results[0].cases[1].status      # True, "pass"
+
+Batches are cheap: all Java programs of a call go through one javac run (more only when some
+fail to compile; kaser/code/java_compiler.py) and are shared among `Limits.workers` JVMs (KaserHarness, kaser/code/java_harness.py);
+Python programs likewise among worker processes (kaser/code/python_worker.py). `run_problems` does the same
+for many problems at once, which is how a whole dataset is annotated quickly. A worker that dies
+or stops answering is killed, the case it was on gets the blame (timeout / memory / exit), and a
+fresh worker carries on with the rest.
+
+How the workers are isolated (separate user id, no network, rlimits, in-process guards) and the
+limits of that isolation are in kaser/code/isolation.py.
+
+Departures from the paper: it runs no code (o4-mini reads it); execution is our addition (issue 3).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from kaser.code import isolation
+
+from kaser.code import java_compiler
+
+from kaser.code import java_harness
+from kaser.code.java_compiler import java_available
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Limits:
+    case_timeout_s: float = 2.0     # one test case (and a Python module's top level); then "timeout"
+    memory_mb: int = 256            # Python: address space of a worker; Java: heap (-Xmx)
+    java_stack_mb: int = 16         # stack of the thread that runs Java cases
+    processes: int = 128            # processes + threads for one batch (Java needs ~30 itself)
+    file_bytes: int = 16 << 20      # largest file student code may write
+    output_chars: int = 2000        # printed output kept per case
+    workers: int = 2                # worker processes per batch (Python workers; JVMs for Java)
+    stop_after_timeout: bool = False  # a program's cases after its first timeout are not run (SKIPPED)
+    startup_s: float = 60.0         # allowance for a JVM/javac to start on a loaded machine
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    line: int | None    # line in the student's code (1-based), None when unknown
+    message: str        # the compiler's own text: "';' expected", "SyntaxError: invalid syntax"
+    detail: str = ""    # javac's symbol/required/found lines, "; "-joined
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    status: str                 # pass | fail | exception | timeout | memory | exit
+    actual: str | None = None   # JSON of the returned value
+    exception: str | None = None  # type name: "ArrayIndexOutOfBoundsException", "IndexError"
+    detail: str = ""
+    output: str = ""            # what the program printed, cut at Limits.output_chars
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    compiled: bool | None       # None: not checked (Java without a JDK)
+    diagnostics: tuple[Diagnostic, ...] = ()
+    cases: tuple[CaseResult, ...] = ()
+
+
+# ---------------------------------------------------------------- comparing results
+
+def same_value(actual: Any, expected: Any, tolerance: float = 1e-6) -> bool:
+    """JSON values equal, numbers within `tolerance` (absolute or relative), booleans not numbers.
+
+    >>> same_value([1.0000001, "a"], [1, "a"]), same_value(True, 1), same_value({"a": [1]}, {"a": [2]})
+    (True, False, False)
+    """
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(actual, (int, float)) and isinstance(expected, (int, float)):
+        if math.isnan(actual) or math.isnan(expected):
+            return math.isnan(actual) and math.isnan(expected)
+        return math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance)
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(map(same_value, actual, expected))
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        return actual.keys() == expected.keys() and all(same_value(actual[k], expected[k]) for k in actual)
+    return type(actual) is type(expected) and actual == expected
+
+
+def _case(record: dict, expected: Any) -> CaseResult:
+    """A worker's record for one case -> CaseResult, judging returned values against `expected`."""
+    status, actual = record.get("status"), record.get("actual")
+    extra = {"exception": record.get("exception"), "detail": str(record.get("detail") or ""),
+             "output": str(record.get("output") or "")}
+    if status != "returned":
+        if status not in ("exception", "timeout", "memory", "exit"):
+            status, extra["detail"] = "exception", f"unexpected record from the worker: {status!r}"
+        return CaseResult(status, **extra)
+    if not isinstance(actual, str):
+        return CaseResult("fail", None, **extra)
+    try:
+        passed = same_value(json.loads(actual), expected)
+    except ValueError:
+        passed = False
+    return CaseResult("pass" if passed else "fail", actual, **extra)
+
+
+# what a case not run after an earlier timeout of its program reports (Limits.stop_after_timeout)
+SKIPPED = CaseResult("timeout", detail="not run: the program ran out of time on an earlier case")
+
+_WORKER_SOURCE = Path(__file__).with_name("python_worker.py").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- supervising workers
+
+@dataclass
+class _Slot:
+    """A run of programs worked through by successive worker processes, one at a time."""
+    order: list[int]
+    first_case: int = 0         # where the first program of `order` starts
+    worker: isolation.Worker | None = None
+    ready: bool = False         # the current worker has said it is ready
+    finish: str = ""            # "end" | "restart" once it says it is done
+    progress: int = 0           # results the current worker has delivered
+    runs: int = 0
+
+
+@dataclass
+class _Batch:
+    """State of one call: every program with its entry point and cases, and what came back."""
+    language: str
+    codes: list[str]
+    entries: list[str]
+    args: list[list[str]]       # per program: JSON of each case's argument list
+    expected: list[list[Any]]
+    limits: Limits
+    folder: Path
+    uid: int | None
+    compiled: dict[int, bool | None] = field(default_factory=dict)
+    diagnostics: dict[int, list[Diagnostic]] = field(default_factory=dict)
+    loaded: set[int] = field(default_factory=set)
+    cases: dict[int, list[CaseResult | None]] = field(default_factory=dict)
+
+    def unfinished(self, slot: _Slot) -> tuple[int, int] | None:
+        for p in slot.order:
+            if self.compiled.get(p) is None:
+                return p, 0
+            if self.compiled[p] and None in self.cases[p]:
+                return p, self.cases[p].index(None)
+        return None
+
+    def take(self, slot: _Slot, record: dict) -> None:
+        if record.get("ready"):
+            slot.ready = True
+            if record.get("guarded") is False:
+                _warn_once("java-guard", "sandbox: this JDK has no SecurityManager; Java runs with OS limits only")
+        if record.get("end") or record.get("restart"):
+            slot.finish = "end" if record.get("end") else "restart"
+        p, c = record.get("p"), record.get("c")
+        if not isinstance(p, int) or p not in self.cases:
+            return
+        if "compiled" in record and self.compiled.get(p) is None:
+            self.compiled[p] = bool(record["compiled"])
+            self.diagnostics[p] = [Diagnostic(line if isinstance(line, int) else None, str(message))
+                                   for line, message in record.get("diagnostics", [])]
+            slot.progress += 1
+        elif record.get("loaded") is True:
+            self.loaded.add(p)
+        elif record.get("loaded") is False:  # the module's top level failed: every case shares it
+            self.loaded.add(p)
+            self._blame(p, None, _case(record, None))
+        elif isinstance(c, int) and 0 <= c < len(self.cases[p]) and self.cases[p][c] is None:
+            self.cases[p][c] = _case(record, self.expected[p][c])
+            slot.progress += 1
+            self._skip_after_timeout(p, self.cases[p][c])
+
+    def _blame(self, p: int, c: int | None, result: CaseResult) -> None:
+        todo = range(len(self.cases[p])) if c is None else [c]
+        self.cases[p] = [result if i in todo and old is None else old for i, old in enumerate(self.cases[p])]
+        self._skip_after_timeout(p, result)
+
+    def _skip_after_timeout(self, p: int, result: CaseResult) -> None:
+        if result.status == "timeout" and self.limits.stop_after_timeout:
+            self.cases[p] = [SKIPPED if old is None else old for old in self.cases[p]]
+
+    def after_exit(self, slot: _Slot) -> bool:
+        """Blame the case a dead worker was on; True while the slot still has work."""
+        where = self.unfinished(slot)
+        if where is None:
+            return False
+        if not slot.ready:
+            raise RuntimeError(f"sandbox worker for {self.language} did not start: {slot.worker.stderr_tail()}")
+        p, c = where
+        if slot.finish != "restart" or slot.progress == 0:  # a restart must not loop without progress
+            result = _death(slot.worker.process.returncode, slot.worker.killed)
+            if self.compiled.get(p) is None:
+                self.compiled[p] = False
+                self.diagnostics[p] = [Diagnostic(None, f"compiler crashed: {result.detail}")]
+            elif self.language == "python" and p not in self.loaded:
+                self._blame(p, None, CaseResult(result.status, None, result.exception,
+                                                result.detail + " (while loading the program)"))
+            else:
+                self._blame(p, c, result)
+        where = self.unfinished(slot)
+        if where is not None:
+            slot.order = slot.order[slot.order.index(where[0]):]
+            slot.first_case = where[1]
+        return where is not None
+
+
+def _death(returncode: int, killed: bool) -> CaseResult:
+    """What a worker's end says about the case it was running."""
+    if killed:
+        return CaseResult("timeout", detail="no answer within the time limit; worker killed")
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        if name == "SIGXCPU":
+            return CaseResult("timeout", detail="CPU time limit of the worker exceeded")
+        if name in ("SIGSEGV", "SIGBUS", "SIGKILL", "SIGABRT"):
+            return CaseResult("memory", detail=f"worker killed by {name} (stack or memory exhausted)")
+        return CaseResult("exception", exception=name, detail=f"worker killed by {name}")
+    return CaseResult("exit", detail=f"process exited with status {returncode}")
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        log.warning(message)
+
+
+def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
+    """Run every slot to completion; `command(slot, run)` -> (argv, stdin path or None, rlimits)."""
+    grace = 2 * batch.limits.case_timeout_s + 5.0  # silence beyond this means the worker is stuck
+
+    def start(slot: _Slot) -> None:
+        slot.runs += 1
+        argv, stdin, limits = command(slot, slot.runs)
+        slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=f"{id(slot)}-{slot.runs}",
+                                       uid=batch.uid, limits=limits)
+        slot.ready, slot.finish, slot.progress = False, "", 0
+
+    active = list(slots)
+    try:
+        for slot in active:
+            start(slot)
+        while active:
+            time.sleep(0.01)
+            for slot in list(active):
+                for record in slot.worker.records():
+                    batch.take(slot, record)
+                if not slot.worker.finished(grace if slot.ready else batch.limits.startup_s):
+                    continue
+                for record in slot.worker.records():
+                    batch.take(slot, record)
+                slot.worker.close()
+                if batch.after_exit(slot):
+                    start(slot)
+                else:
+                    active.remove(slot)
+    finally:
+        for slot in slots:
+            if slot.worker is not None:
+                slot.worker.close()
+        if batch.uid is not None:
+            isolation.kill_user(batch.uid)
+
+
+def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Sequence[tuple[list, Any]]]],
+               limits: Limits) -> _Batch:
+    """Flatten (entry, programs, tests) problems into one batch (its folder comes later)."""
+    if language not in ("java", "python"):
+        raise ValueError(f"unknown language {language!r}; expected 'java' or 'python'")
+    batch = _Batch(language, [], [], [], [], limits, Path(), None)
+    for number, (entry, programs, tests) in enumerate(problems):
+        if tests and not entry.isidentifier():
+            raise ValueError(f"problem {number}: entry {entry!r} is not a function or method name")
+        for args, _ in tests:
+            if not isinstance(args, (list, tuple)):
+                raise ValueError(f"problem {number}: test arguments must be a list, got {args!r}")
+        args = [json.dumps(list(args)) for args, _ in tests]
+        expected = [json.loads(json.dumps(value)) for _, value in tests]  # tuples -> lists, as workers report
+        for code in programs:
+            batch.cases[len(batch.codes)] = [None] * len(tests)
+            batch.codes.append(code)
+            batch.entries.append(entry)
+            batch.args.append(args)
+            batch.expected.append(expected)
+    return batch
+
+
+def _make_folder(batch: _Batch) -> None:
+    """A fresh folder: work/ (the worker's, under its user id), classes/, private/ (ours only)."""
+    batch.folder = isolation.scratch_folder("kaser-sandbox-")
+    batch.folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
+    batch.uid = isolation.fresh_uid() if isolation.isolation().own_uid else None
+    for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
+        (batch.folder / name).mkdir(mode=mode)
+    if batch.uid is not None:
+        os.chown(batch.folder / "work", batch.uid, batch.uid)
+
+
+def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict:
+    # CPU: enough for every case to run to its time limit; the silence watchdog acts sooner.
+    # Files: the student's allowance plus room for the result stream (output escaped as JSON).
+    results = cases * (6 * batch.limits.output_chars + 2000)
+    return isolation.rlimits(cpu_s=int(60 + 2 * cases * batch.limits.case_timeout_s),
+                             processes=batch.limits.processes, file_bytes=batch.limits.file_bytes + results,
+                             memory_bytes=batch.limits.memory_mb << 20 if memory else None, uid=batch.uid)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o644)
+    return path
+
+
+# ---------------------------------------------------------------- Python
+
+def _run_python(batch: _Batch, mode: str) -> None:
+    count = len(batch.codes)
+    share = math.ceil(count / max(1, min(batch.limits.workers, count)))
+    slots = [_Slot(list(range(i, min(i + share, count)))) for i in range(0, count, share)]
+
+    def command(slot: _Slot, run: int):
+        job = {"mode": mode, "first_case": slot.first_case, "timeout": batch.limits.case_timeout_s,
+               "output_chars": batch.limits.output_chars, "stop_after_timeout": batch.limits.stop_after_timeout,
+               "programs": [[p, batch.codes[p], batch.entries[p], batch.args[p]] for p in slot.order]}
+        path = _write(batch.folder / f"job-{id(slot)}-{run}.json", json.dumps(job))
+        cases = sum(max(1, len(batch.args[p])) for p in slot.order)
+        argv = [isolation.isolation().python, "-I", "-S", "-B", "-c", _WORKER_SOURCE]
+        return argv, path, _rlimits(batch, cases, memory=True)
+
+    _supervise(batch, slots, command)
+
+
+# ---------------------------------------------------------------- Java
+
+def _compile_java(batch: _Batch) -> None:
+    sources = batch.folder / "sources"
+    sources.mkdir()
+    files, lines = {}, {}
+    for p, code in enumerate(batch.codes):
+        files[p] = sources / f"{java_harness.class_name(p)}.java"
+        files[p].write_text(java_harness.wrap_program(p, code), encoding="utf-8")
+        lines[p] = code.count("\n") + 1
+    failed = java_compiler.compile_sources(files, batch.folder / "classes", lines, batch.limits.startup_s)
+    for p in range(len(batch.codes)):
+        batch.compiled[p] = p not in failed
+        batch.diagnostics[p] = [Diagnostic(*d) for d in failed.get(p, [])]
+    for path in (batch.folder / "classes").iterdir():
+        path.chmod(0o644)
+
+
+def _run_java(batch: _Batch) -> None:
+    _compile_java(batch)
+    runnable = [p for p in range(len(batch.codes)) if batch.compiled[p] and batch.args[p]]
+    if not runnable:
+        return
+    limits = batch.limits
+
+    def command(slot: _Slot, run: int):
+        job = [f"timeout_ms {int(limits.case_timeout_s * 1000)}", f"output_chars {limits.output_chars}",
+               f"stack_bytes {limits.java_stack_mb << 20}", f"first_case {slot.first_case}",
+               f"stop_after_timeout {int(limits.stop_after_timeout)}"]
+        for p in slot.order:
+            job.append(f"program {p} {java_harness.class_name(p)} {batch.entries[p]}")
+            job.extend(f"test {args}" for args in batch.args[p])
+        path = _write(batch.folder / f"job-{id(slot)}-{run}.txt", "\n".join(job) + "\n")
+        argv = [shutil.which("java"), f"-Xmx{limits.memory_mb}m", "-XX:-UsePerfData", "-XX:MaxMetaspaceSize=256m",
+                "-XX:MaxDirectMemorySize=64m", "-Djava.security.manager=allow", *java_compiler.JVM_FLAGS,
+                "-cp", str(java_compiler.harness_classes()), java_harness.HARNESS_CLASS,
+                str(path), str(batch.folder / "classes"), str(batch.folder / "work")]
+        cases = sum(len(batch.args[p]) for p in slot.order)
+        return argv, None, _rlimits(batch, cases, memory=False)
+
+    _supervise(batch, [_Slot(order) for order in _shares(runnable, [len(batch.args[p]) for p in runnable],
+                                                          limits.workers)], command)
+
+
+def _shares(programs: list[int], cases: list[int], workers: int) -> list[list[int]]:
+    """`programs` cut into at most `workers` consecutive runs of about equal case counts.
+
+    >>> _shares([0, 1, 2, 3], [5, 5, 5, 5], 2), _shares([7], [3], 2)
+    ([[0, 1], [2, 3]], [[7]])
+    """
+    shares, done, total = [[]], 0, sum(cases)
+    for p, count in zip(programs, cases):
+        if shares[-1] and done >= total * len(shares) / max(1, workers):
+            shares.append([])
+        shares[-1].append(p)
+        done += count
+    return shares
+
+
+def _no_jdk(count: int) -> list[ProgramResult]:
+    _warn_once("no-jdk", "sandbox: no JDK (javac/java) on PATH; Java code is not compiled or run. "
+                         "Install one, e.g. `apt-get install default-jdk-headless`.")
+    return [ProgramResult(compiled=None) for _ in range(count)]
+
+
+# ---------------------------------------------------------------- public entry points
+
+def run_problems(language: str, problems: Sequence[tuple[str, Sequence[str], Sequence[tuple[list, Any]]]],
+                 limits: Limits = Limits()) -> list[list[ProgramResult]]:
+    """run_tests for many problems at once, each (entry, programs, tests): one javac + one JVM
+    (or one set of Python workers) for all of them, which is what makes a whole dataset fast.
+    """
+    if language == "java" and not java_available():
+        return [_no_jdk(len(programs)) for _, programs, _ in problems]
+    batch = _new_batch(language, problems, limits)
+    if batch.codes:
+        _make_folder(batch)
+        try:
+            if language == "java":
+                _run_java(batch)
+            else:
+                _run_python(batch, "run" if any(batch.args) else "compile")
+        finally:
+            shutil.rmtree(batch.folder, ignore_errors=True)
+    results = [ProgramResult(batch.compiled[p], tuple(batch.diagnostics[p]),
+                             tuple(batch.cases[p]) if batch.compiled[p] else ())
+               for p in range(len(batch.codes))]
+    grouped, start = [], 0
+    for _, programs, _ in problems:
+        grouped.append(results[start:start + len(programs)])
+        start += len(programs)
+    return grouped
+
+
+def run_tests(language: str, entry: str, programs: Sequence[str], tests: Sequence[tuple[list, Any]],
+              limits: Limits = Limits()) -> list[ProgramResult]:
+    """Run every program (all answers to one problem) on every test case (args, expected value).
+
+    Returns one ProgramResult per program, in order; its cases are in test order and empty when
+    the program does not compile. Without a JDK, Java programs come back with compiled=None.
+    """
+    return run_problems(language, [(entry, programs, tests)], limits)[0]
+
+
+def compile_diagnostics(language: str, programs: Sequence[str]) -> list[tuple[Diagnostic, ...]]:
+    """Compiler messages only (javac; Python's compile()), one tuple per program, () when clean.
+
+    Java without a JDK gives () for every program after one warning.
+    """
+    return [result.diagnostics for result in run_tests(language, "", programs, [])]

@@ -1,0 +1,138 @@
+"""The judge: which of a problem's candidate errors does a predicted code contain?
+
+    with reward_judge(Path("data/synthetic-java"), "params.yaml") as judge:
+        judge("java_lucky_sum", code, ["Off-by-one error", "Missing semicolon"])  # -> set of labels
+
+Used by the GRPO error reward (`kaser.predictor.rewards.make_error_reward`) and by the evaluation (IoU@K).
+Backends (params.yaml `judge.backend`):
+- "static": the static annotator (compiler + tests + repair-based diagnosis, kaser.errors.static_annotator)
+  finds the code's errors as standard labels; each is mapped to its cluster label through the
+  cluster stage's error_labels.parquet, and only candidates are kept.
+- "openai": the authors' judge prompt through the cached LLM client (kaser.errors.llm_tasks.judge_llm),
+  choosing from the candidate list; answers are cached in the dataset's llm_cache.sqlite.
+
+Departure from the paper, and why:
+1. With the static backend the judge does not read the candidate list to decide: it diagnoses
+   the code, then keeps the diagnoses that are candidates. A grounded judge cannot be talked into
+   an error by the list; the restriction to candidates keeps the label space the paper's.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from kaser import InputError
+from kaser.config import load_section
+from kaser.data.contracts import read_dataset
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    backend: str = "static"   # static | openai
+
+
+class StaticJudge:
+    """Static diagnosis mapped into cluster labels, cached per (problem, code) in memory (LRU).
+
+    Each problem's test plan (its tests, or inputs answered by references when it has none) is
+    built once; every `judge_many` call is then one annotator run (one sandbox batch per round)
+    for the codes not seen before.
+    """
+
+    def __init__(self, problems: pl.DataFrame, submissions: pl.DataFrame,
+                 error_labels: pl.DataFrame, settings=None, cache_size: int = 100_000):
+        from kaser.errors.static_annotator import StaticSettings
+        self._problems = {row["problem_id"]: row for row in problems.iter_rows(named=True)}
+        correct = submissions.filter(pl.col("correct"))
+        self._correct = {pid: list(dict.fromkeys(group["code"].to_list()))[:5]
+                         for (pid,), group in correct.group_by("problem_id")}
+        self._cluster_of = {(row["category"], row["label"]): row["cluster_label"]
+                            for row in error_labels.iter_rows(named=True)}
+        self._settings = settings or StaticSettings()
+        self._specs: dict = {}
+        self._found: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+        self._cache_size = cache_size
+
+    def _spec(self, problem_id: str):
+        from kaser.errors.static_annotator import problem_specs
+        if problem_id not in self._specs:
+            if problem_id not in self._problems:
+                raise InputError(f"unknown problem {problem_id!r}", column="problem_id")
+            correct = self._correct.get(problem_id, [])
+            self._specs[problem_id] = problem_specs([self._problems[problem_id]], [correct], [correct],
+                                                    self._settings)[0]
+        return self._specs[problem_id]
+
+    def _diagnose(self, problem_id: str, codes: list[str]) -> dict[tuple[str, str], frozenset[str]]:
+        from kaser.errors.static_annotator import annotate_programs
+        [found] = annotate_programs([self._spec(problem_id)], [codes], self._settings)
+        fresh = {(problem_id, code): frozenset(self._cluster_of.get((e.category, e.label), e.label)
+                                               for e in errors) for code, errors in zip(codes, found)}
+        self._found.update(fresh)
+        while len(self._found) > self._cache_size:
+            self._found.popitem(last=False)
+        return fresh
+
+    def judge_many(self, problem_id: str, codes: Sequence[str],
+                   candidate_errors: Sequence[str]) -> list[set[str]]:
+        """The candidate errors found in each code; one annotator run for all new codes."""
+        new = [c for c in dict.fromkeys(codes) if (problem_id, c) not in self._found]
+        fresh = self._diagnose(problem_id, new) if new else {}
+        candidates = set(candidate_errors)
+        found = []
+        for code in codes:
+            key = (problem_id, code)
+            if key in self._found:
+                self._found.move_to_end(key)
+            found.append(set(fresh.get(key, self._found.get(key, frozenset())) & candidates))
+        return found
+
+    def __call__(self, problem_id: str, code: str, candidate_errors: Sequence[str]) -> set[str]:
+        return self.judge_many(problem_id, [code], candidate_errors)[0]
+
+
+class LLMJudge:
+    """The paper's LLM judge over the cached client (answers cached on disk, not here)."""
+
+    def __init__(self, problems: pl.DataFrame, client):
+        self._problems = {row["problem_id"]: row for row in problems.iter_rows(named=True)}
+        self._client = client
+
+    def __call__(self, problem_id: str, code: str, candidate_errors: Sequence[str]) -> set[str]:
+        from kaser.errors.llm_tasks import judge_llm
+        problem = self._problems[problem_id]
+        return judge_llm(problem["statement"], problem["language"], code, list(candidate_errors),
+                         self._client)
+
+    def judge_many(self, problem_id: str, codes: Sequence[str],
+                   candidate_errors: Sequence[str]) -> list[set[str]]:
+        return [self(problem_id, code, candidate_errors) for code in codes]
+
+
+@contextmanager
+def reward_judge(folder: Path, params_path: str | Path = "params.yaml") -> Iterator:
+    """The judge of params.yaml `judge` for the dataset in `folder` (needs the cluster outputs)."""
+    folder = Path(folder)
+    cfg = load_section(params_path, "judge", JudgeConfig)
+    problems, submissions = read_dataset(folder)
+    if cfg.backend == "static":
+        path = folder / "error_labels.parquet"
+        if not path.is_file():
+            raise InputError("not found; run the cluster stage first", file=path)
+        from kaser.errors.annotate import AnnotateConfig
+        settings = load_section(params_path, "annotate", AnnotateConfig).static_settings()
+        yield StaticJudge(problems, submissions, pl.read_parquet(path), settings)
+    elif cfg.backend == "openai":
+        from kaser.llm import ChatClient, LLMConfig
+        llm = load_section(params_path, "llm", LLMConfig)
+        with ChatClient(llm, folder / llm.cache_file, progress=False) as client:
+            yield LLMJudge(problems, client)
+    else:
+        raise InputError(f"unknown backend {cfg.backend!r} (static or openai)",
+                         file=f"{params_path}:judge")

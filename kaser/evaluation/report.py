@@ -1,0 +1,426 @@
+"""The report: tables laid out like the paper's Tables 1-3, with its printed numbers beside ours,
+and the figures (kaser.evaluation.figures: t-SNE of predicted code, GRPO reward curves) for every dataset.
+
+    python stages/report.py synthetic-java   # reports/synthetic-java/{tsne,reward_curves}.png,
+                                             # grpo_rewards.csv, reports/sections/synthetic-java.md
+    python stages/report.py                  # reports/README.md from every dataset's section
+
+Our numbers come from reports/<ds>/evaluation.json (the evaluate stage); the paper's (arXiv
+2601.06633, Qwen2.5-Coder-7B-Instruct on CodeWorkout and FalconCode) are copied below as printed,
+for reference only: our default runs a small model on synthetic data, so only the direction of
+a difference (KASER vs Student SFT) is comparable, never the size of a number.
+
+Bold marks the best mean of a column; * marks KASER where a paired t-test (evaluation.json says
+over what) finds it better than every baseline present at p < 0.05; ablations are not baselines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kaser.evaluation.scoring import ABLATIONS, BASELINES, METHODS, REFERENCE_METHOD
+from kaser.evaluation.figures import (draw_codes, first_run_log, message_figure, reward_figure, reward_rows,
+                           rewards_csv, tsne_figure, tsne_points)
+from kaser.taxonomy import CATEGORIES
+
+METHOD_NAMES = {"kaser": "KASER", "student_sft": "Student SFT", "icl": "ICL",
+                "persona": "PersonaPrompt", "parastudent": "ParaStudent",
+                "kaser_no_sim": "KASER w/o R_Sim", "kaser_no_err": "KASER w/o R_Error",
+                "kaser_no_div": "KASER w/o R_Div"}
+PAPER_MODEL = "Qwen2.5-Coder-7B"
+TSNE_GROUPS = {"student_sft": "Student SFT", "kaser": "KASER"}
+REAL_GROUP = "Student code (real)"
+# where each optional input of a dataset's section comes from, said when it is missing
+PRODUCERS = {
+    "annotation": "reports/{dataset}/annotation_quality.json is written by the annotate stage",
+    "knowledge": "reports/{dataset}/knowledge.json is written by the knowledge stage "
+                 "(python stages/knowledge.py {dataset})",
+    "mastery_png": "reports/{dataset}/mastery.png is written by the knowledge stage",
+    "tsne_png": "the t-SNE plot needs predictions of KASER and Student SFT (generate stage)",
+    "rewards_png": "reports/{dataset}/grpo_log.json is written by the grpo stage "
+                   "(python stages/grpo.py {dataset})",
+    "sweep": "reports/{dataset}/knowledge_sweep.md is written by the knowledge sweep of the "
+             "generate stage (one problem, three mastery profiles); rerun the report after it",
+}
+# (column title, metric in evaluation.json, decimals) of Table 3
+TABLE3_COLUMNS = (("Cos Dis ↑", "cosine_distance", 3), ("CodeBLEU^∁_max ↑", "codebleu_complement_max", 3),
+                  ("IoU ↑", "coverage_iou", 3), ("χ² Dist ↓", "chi2_distance", 2))
+
+# --- the paper's printed numbers: (mean, std, "*" where printed significant) ----------------------
+# Table 1 columns: CodeBLEU@1, CodeBLEU@5, IoU@1, IoU@5.
+PAPER_TABLE1 = {
+    "CodeWorkout (Java)": {
+        "PersonaPrompt (7B)": ((0.407, 0.013), (0.422, 0.011), (0.019, 0.019), (0.026, 0.015)),
+        "ICL (7B)": ((0.463, 0.016), (0.484, 0.017), (0.021, 0.015), (0.027, 0.016)),
+        "PersonaPrompt (32B)": ((0.447, 0.019), (0.495, 0.015), (0.053, 0.016), (0.062, 0.012)),
+        "ICL (32B)": ((0.476, 0.023), (0.512, 0.017), (0.081, 0.014), (0.093, 0.011)),
+        "ParaStudent": ((0.500, 0.011), (0.550, 0.019), (0.100, 0.014), (0.198, 0.018)),
+        "Student SFT": ((0.501, 0.014), (0.565, 0.018), (0.115, 0.018), (0.244, 0.021)),
+        "KASER w/o R_Sim": ((0.483, 0.009), (0.499, 0.011), (0.119, 0.012), (0.232, 0.016)),
+        "KASER w/o R_Error": ((0.510, 0.013), (0.543, 0.010), (0.100, 0.015), (0.201, 0.009)),
+        "KASER w/o R_Div": ((0.500, 0.021), (0.541, 0.014), (0.104, 0.018), (0.212, 0.011)),
+        "KASER": ((0.524, 0.013, "*"), (0.599, 0.022, "*"), (0.157, 0.024, "*"), (0.276, 0.015, "*")),
+    },
+    "FalconCode (Python)": {
+        "PersonaPrompt (7B)": ((0.411, 0.019), (0.441, 0.015), (0.033, 0.016), (0.040, 0.012)),
+        "ICL (7B)": ((0.428, 0.023), (0.452, 0.017), (0.039, 0.014), (0.051, 0.018)),
+        "PersonaPrompt (32B)": ((0.430, 0.014), (0.460, 0.028), (0.057, 0.007), (0.061, 0.033)),
+        "ICL (32B)": ((0.433, 0.017), (0.459, 0.018), (0.083, 0.010), (0.097, 0.012)),
+        "ParaStudent": ((0.627, 0.019), (0.649, 0.015), (0.142, 0.011), (0.251, 0.019)),
+        "Student SFT": ((0.642, 0.013), (0.670, 0.010), (0.153, 0.007), (0.270, 0.015)),
+        "KASER w/o R_Sim": ((0.635, 0.011), (0.646, 0.021), (0.146, 0.009), (0.239, 0.020)),
+        "KASER w/o R_Error": ((0.642, 0.015), (0.661, 0.025), (0.118, 0.006), (0.200, 0.021)),
+        "KASER w/o R_Div": ((0.640, 0.010), (0.658, 0.012), (0.123, 0.013), (0.212, 0.011)),
+        "KASER": ((0.668, 0.017, "*"), (0.692, 0.015, "*"), (0.178, 0.008, "*"), (0.303, 0.016, "*")),
+    },
+}
+# Table 2 (CodeWorkout only, K = 1): category -> (precision, recall, F1).
+PAPER_TABLE2 = {
+    "Student SFT": {"Logical": (1.00, 0.162, 0.279), "Runtime": (1.00, 0.123, 0.220),
+                    "Syntax": (1.00, 0.069, 0.130)},
+    "KASER": {"Logical": (1.00, 0.197, 0.329), "Runtime": (1.00, 0.130, 0.231),
+              "Syntax": (1.00, 0.098, 0.178)},
+}
+# Table 3 columns: Cos Dis, CodeBLEU^∁_max, IoU, χ² Dist.
+PAPER_TABLE3 = {
+    "CodeWorkout (Java)": {
+        "PersonaPrompt (32B)": ((0.071, 0.005), (0.427, 0.019), (0.310, 0.016), (145.63, 4.52)),
+        "ICL (32B)": ((0.069, 0.003), (0.411, 0.014), (0.340, 0.015), (139.52, 4.33)),
+        "ParaStudent": ((0.077, 0.002), (0.476, 0.020), (0.650, 0.016), (114.87, 3.36)),
+        "Student SFT": ((0.082, 0.004), (0.480, 0.015), (0.700, 0.026), (109.85, 3.10)),
+        "KASER w/o R_Sim": ((0.081, 0.003), (0.466, 0.013), (0.700, 0.011), (110.41, 3.25)),
+        "KASER w/o R_Error": ((0.081, 0.006), (0.478, 0.017), (0.670, 0.008), (117.19, 2.98)),
+        "KASER w/o R_Div": ((0.079, 0.004), (0.486, 0.012), (0.680, 0.012), (115.37, 4.08)),
+        "KASER": ((0.088, 0.003), (0.520, 0.021), (0.750, 0.014, "*"), (104.97, 3.41, "*")),
+    },
+    "FalconCode (Python)": {
+        "PersonaPrompt (32B)": ((0.252, 0.007), (0.511, 0.015), (0.298, 0.020), (90.62, 6.93)),
+        "ICL (32B)": ((0.266, 0.003), (0.508, 0.018), (0.300, 0.017), (87.85, 8.32)),
+        "ParaStudent": ((0.277, 0.009), (0.597, 0.021), (0.781, 0.017), (53.71, 6.15)),
+        "Student SFT": ((0.279, 0.004), (0.600, 0.022), (0.755, 0.023), (51.89, 5.14)),
+        "KASER w/o R_Sim": ((0.275, 0.006), (0.603, 0.026), (0.760, 0.030), (52.37, 4.67)),
+        "KASER w/o R_Error": ((0.263, 0.005), (0.584, 0.019), (0.752, 0.021), (58.55, 3.02)),
+        "KASER w/o R_Div": ((0.260, 0.004), (0.575, 0.016), (0.757, 0.026), (56.72, 4.18)),
+        "KASER": ((0.298, 0.004), (0.643, 0.024, "*"), (0.817, 0.029, "*"), (45.77, 5.78, "*")),
+    },
+}
+PAPER_DATASETS = {"java": "CodeWorkout (Java)", "python": "FalconCode (Python)",
+                  "codeworkout": "CodeWorkout (Java)", "falconcode": "FalconCode (Python)"}
+
+
+def paper_dataset(source: str, language: str | None) -> str:
+    """The paper's dataset to show beside ours: the same release, or for synthetic data the one
+    in the same language.
+
+    >>> paper_dataset("synthetic", "python"), paper_dataset("codeworkout", None)
+    ('FalconCode (Python)', 'CodeWorkout (Java)')
+    """
+    return PAPER_DATASETS.get(source) or PAPER_DATASETS.get(language or "java", "CodeWorkout (Java)")
+
+
+# --- markdown ------------------------------------------------------------------------------------
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """
+    >>> print(markdown_table(["a", "b"], [["1", "2"]]))
+    | a | b |
+    | --- | --- |
+    | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def cell(mean: float | None, std: float | None = None, decimals: int = 3, bold: bool = False,
+         star: bool = False) -> str:
+    """
+    >>> cell(0.5234, 0.0131, bold=True, star=True)
+    '**0.523\\\\*** ± 0.013'
+    >>> cell(None)
+    '–'
+    """
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "–"
+    text = f"{mean:.{decimals}f}" + ("\\*" if star else "")
+    text = f"**{text}**" if bold else text
+    return text if std is None else f"{text} ± {std:.{decimals}f}"
+
+
+def _best(values: Sequence[float | None], higher: bool) -> float | None:
+    present = [v for v in values if v is not None]
+    return (max(present) if higher else min(present)) if present else None
+
+
+def method_order(methods: Sequence[str]) -> list[str]:
+    """Baselines first, then ablations, then KASER (the paper's row order)."""
+    order = [*BASELINES, *ABLATIONS, REFERENCE_METHOD]
+    return [m for m in order if m in methods] + [m for m in methods if m not in METHODS]
+
+
+def significant_over_baselines(evaluation: Mapping, metric: str) -> bool:
+    """KASER is better than every baseline present, each t-test at p < significance."""
+    tests = evaluation.get("t_tests", {})
+    baselines = [m for m in BASELINES if m in evaluation["methods"]]
+    return bool(baselines) and all(tests.get(m, {}).get(metric, {}).get("significant", False)
+                                   for m in baselines)
+
+
+def metric_table(evaluation: Mapping, columns: Sequence[tuple[str, str, int]]) -> str:
+    """Rows = methods, one column per (title, metric, decimals): mean ± std, best bold, KASER *."""
+    methods = method_order(list(evaluation["methods"]))
+    rows, higher = [], evaluation.get("higher_is_better", {})
+
+    def stat(method, metric):
+        return evaluation["methods"][method]["metrics"].get(metric)
+
+    best = {metric: _best([(stat(m, metric) or {}).get("mean") for m in methods],
+                          higher.get(metric, True)) for _, metric, _ in columns}
+    for method in methods:
+        row = [METHOD_NAMES.get(method, method)]
+        for _, metric, decimals in columns:
+            value = stat(method, metric)
+            if value is None:
+                row.append("–")
+                continue
+            row.append(cell(value["mean"], value["std"], decimals,
+                            bold=len(methods) > 1 and value["mean"] == best[metric],
+                            star=method == REFERENCE_METHOD and significant_over_baselines(evaluation, metric)))
+        rows.append(row)
+    return markdown_table(["Model", *(title for title, _, _ in columns)], rows)
+
+
+def table1_columns(evaluation: Mapping) -> list[tuple[str, str, int]]:
+    ks = evaluation["k_values"]
+    columns = [(f"CodeBLEU@{k} ↑", f"codebleu@{k}", 3) for k in ks]
+    columns += [(f"IoU@{k} ↑", f"iou_incorrect@{k}", 3) for k in ks]
+    columns += [(f"IoU@{k} all pairs ↑", f"iou_all@{k}", 3) for k in ks]
+    if any("knowledge_alignment" in m["metrics"] for m in evaluation["methods"].values()):
+        columns.append(("KC alignment ↑", "knowledge_alignment", 3))
+    return columns
+
+
+def table2(evaluation: Mapping) -> str:
+    """Per-category precision / recall / F1 at K = 1, for Student SFT and KASER."""
+    rows = []
+    for method in ("student_sft", REFERENCE_METHOD):
+        metrics = evaluation["methods"].get(method, {}).get("metrics")
+        if metrics is None:
+            continue
+        for category in CATEGORIES:
+            values = [metrics.get(f"{category.lower()}_{score}") for score in ("precision", "recall", "f1")]
+            rows.append([METHOD_NAMES[method], category,
+                         *(cell(v["mean"], v["std"]) if v else "–" for v in values)])
+    if not rows:
+        return "_Neither Student SFT nor KASER was evaluated._"
+    return markdown_table(["Model", "Error type", "Precision", "Recall", "F1"], rows)
+
+
+def paper_table(table: Mapping[str, Sequence[tuple]], titles: Sequence[str],
+                higher: Sequence[bool], decimals: Sequence[int]) -> str:
+    """One dataset's rows of the paper's Table 1 or 3 as printed: best bold, printed stars."""
+    best = [_best([row[i][0] for row in table.values()], higher[i]) for i in range(len(titles))]
+    rows = [[name, *(cell(v[0], v[1], decimals[i], bold=v[0] == best[i], star=len(v) > 2)
+                     for i, v in enumerate(values))] for name, values in table.items()]
+    return markdown_table(["Model", *titles], rows)
+
+
+def paper_label(paper_name: str) -> str:
+    return f"paper ({paper_name}, {PAPER_MODEL}), as printed, for reference"
+
+
+def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
+    """Whether KASER's IoU@K (largest K) and per-problem coverage IoU are above Student SFT's."""
+    methods = evaluation["methods"]
+    if REFERENCE_METHOD not in methods or "student_sft" not in methods:
+        return (f"On {dataset}, KASER and Student SFT were not both evaluated, so the paper's claim "
+                "(KASER above Student SFT) is not checked here.")
+    k = max(evaluation["k_values"])
+    parts = []
+    for metric, name in ((f"iou_incorrect@{k}", f"IoU@{k}"), ("coverage_iou", "per-problem error-coverage IoU")):
+        mine = methods[REFERENCE_METHOD]["metrics"].get(metric)
+        theirs = methods["student_sft"]["metrics"].get(metric)
+        if mine is None or theirs is None:
+            parts.append(f"{name} could not be compared (no values)")
+            continue
+        verdict = ("above" if mine["mean"] > theirs["mean"]
+                   else "equal to" if mine["mean"] == theirs["mean"] else "below")
+        test = evaluation.get("t_tests", {}).get("student_sft", {}).get(metric)
+        if test is None:
+            p = "no t-test"
+        elif test.get("p_value") is None:
+            p = f"no t-test: no differences over {test['over']} (n = {test['n']})"
+        else:
+            p = f"paired t-test over {test['over']}, n = {test['n']}, p = {test['p_value']:.3g}"
+        parts.append(f"KASER's {name} ({mine['mean']:.3f}) is {verdict} Student SFT's "
+                     f"({theirs['mean']:.3f}; {p})")
+    return f"On {dataset}: " + "; ".join(parts) + "."
+
+
+# --- knowledge and annotation tables --------------------------------------------------------------
+
+def annotation_table(quality: Mapping) -> str:
+    """Annotator precision / recall / F1 against the synthetic truth (annotation_quality.json)."""
+    rows = [[scope, *(f"{quality[scope][s]:.3f}" for s in ("precision", "recall", "f1")),
+             *(str(quality[scope].get(n, "–")) for n in ("tp", "fp", "fn"))]
+            for scope in ("overall", *CATEGORIES) if scope in quality]
+    return markdown_table(["Scope", "Precision", "Recall", "F1", "TP", "FP", "FN"], rows)
+
+
+def knowledge_table(knowledge: Mapping) -> str:
+    """Next-attempt correctness of the knowledge tracer and its baselines (knowledge.json)."""
+    rows = []
+    for name, values in knowledge.get("models", {}).items():
+        rows.append([name, *(cell(values.get(m), values.get(f"{m}_std"))
+                             for m in ("auc", "accuracy", "log_loss"))])
+    table = markdown_table(["Model", "AUC ↑", "Accuracy ↑", "Log-loss ↓"], rows)
+    spearman = knowledge.get("spearman")
+    if spearman:
+        table += (f"\n\nSpearman correlation of estimated vs true mastery: "
+                  f"{spearman['attempted_kcs']:.3f} on the attempted problem's KCs "
+                  f"(n = {spearman['n_attempted_kcs']}), {spearman['all_kcs']:.3f} on all KCs.")
+    return table
+
+
+# --- the README ----------------------------------------------------------------------------------
+
+def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: Mapping[str, str | None],
+                    producers: Mapping[str, str]) -> str:
+    """One dataset's part of reports/README.md. `extras` holds markdown already rendered (or None
+    when its input is missing, then `producers` says which stage writes it): annotation,
+    knowledge, mastery_png, tsne_png, rewards_png, sweep."""
+    k_titles = [f"CodeBLEU@{k} ↑" for k in (1, 5)] + [f"IoU@{k} ↑" for k in (1, 5)]
+    methods = evaluation["methods"]
+    folds = sorted({f for m in methods.values() for f in m["folds"]})
+    setting = (f"Methods: {', '.join(METHOD_NAMES.get(m, m) for m in method_order(list(methods)))}; "
+               f"folds evaluated: {', '.join(map(str, folds)) or 'none'}; K ∈ {evaluation['k_values']}; "
+               + "; ".join(f"{METHOD_NAMES.get(m, m)}: {v['n_pairs']} pairs "
+                           f"({v['n_incorrect_pairs']} incorrect), {v['n_problems']} problems"
+                           for m, v in methods.items()) + ".")
+    notes = "".join(f"\n- {note}" for note in evaluation.get("notes", []))
+    reference = evaluation.get("reference", {}).get("knowledge_alignment_of_real_errors")
+    parts = [
+        f"## {dataset}", setting + notes,
+        f"### Table 1: per student-problem pair (code similarity, error match)",
+        "IoU@K counts pairs whose real code is incorrect (the authors' rule); “all pairs” counts "
+        "every pair, where IoU(∅, ∅) = 1." + (f" KC alignment: share of predicted errors tied to a KC "
+                                              f"the student has low true mastery on (real errors: "
+                                              f"{reference:.3f})." if reference is not None else ""),
+        metric_table(evaluation, table1_columns(evaluation)),
+        f"_{paper_label(paper_name)}:_",
+        paper_table(PAPER_TABLE1[paper_name], k_titles, [True] * 4, [3] * 4),
+        "### Table 2: error match by error type (K = 1)", table2(evaluation),
+        f"_{paper_label('CodeWorkout (Java)')} (the paper's Table 2 has CodeWorkout only):_",
+        markdown_table(["Model", "Error type", "Precision", "Recall", "F1"],
+                       [[m, c, *(f"{v:.3f}" for v in values)]
+                        for m, cats in PAPER_TABLE2.items() for c, values in cats.items()]),
+        "### Table 3: per problem (code diversity, error coverage)",
+        metric_table(evaluation, TABLE3_COLUMNS),
+        f"_{paper_label(paper_name)}:_",
+        paper_table(PAPER_TABLE3[paper_name], [t for t, _, _ in TABLE3_COLUMNS],
+                    [True, True, True, False], [d for _, _, d in TABLE3_COLUMNS]),
+        "### KASER vs Student SFT", comparison_sentence(dataset, evaluation),
+    ]
+    for key, title in (("annotation", "Annotation quality (static annotator vs true errors)"),
+                       ("knowledge", "Knowledge tracing (next-attempt correctness, by student fold)"),
+                       ("mastery_png", "Mastery of one test student"),
+                       ("tsne_png", "Code diversity: t-SNE of predicted code"),
+                       ("rewards_png", "GRPO reward per step"),
+                       ("sweep", "Knowledge sweep (like the paper's Table 4)")):
+        parts += [f"### {title}", extras.get(key) or f"_Not available: {producers[key]}._"]
+    return "\n\n".join(parts) + "\n"
+
+
+def readme(sections: Mapping[str, str | None], producer: str) -> str:
+    """reports/README.md: a short guide, then each dataset's section (or where it comes from)."""
+    head = [
+        "# KASER results",
+        "Written by the report stage (`python stages/report.py`, run by `dvc repro`); do not edit "
+        "by hand. Numbers are means ± std over the evaluated folds (reports/<dataset>/evaluation.json "
+        "holds per-fold values, t-tests and each metric's direction; metrics.json the means, for "
+        "`dvc metrics show`).",
+        "**Bold**: best mean of a column. \\*: KASER better than every baseline present "
+        "(paired t-test, p < 0.05; over folds with ≥ 3 folds, else over pairs or problems). "
+        f"Rows labelled “paper” are the numbers printed in arXiv 2601.06633 ({PAPER_MODEL}-Instruct "
+        "on CodeWorkout / FalconCode): a reference for the direction of differences only; our "
+        "default runs a small model on synthetic data, so absolute values are not comparable.",
+    ]
+    body = [text if text else f"## {name}\n\n_Not built yet: {producer.format(dataset=name)}._\n"
+            for name, text in sections.items()]
+    return "\n\n".join(head) + "\n\n" + "\n".join(body)
+
+
+def demote_headings(markdown: str, levels: int = 2) -> str:
+    """Push every markdown heading down `levels` levels, to nest a document in a section.
+
+    >>> demote_headings("# A\\ntext\\n## B", 2)
+    '### A\\ntext\\n#### B'
+    """
+    return "\n".join("#" * levels + line if line.startswith("#") else line
+                     for line in markdown.split("\n"))
+
+
+@dataclass
+class DatasetInputs:
+    """Everything one dataset's section is made of, read by stages/report.py (None: missing)."""
+
+    dataset: str
+    paper_name: str                               # paper_dataset(...)
+    evaluation: dict                              # reports/<ds>/evaluation.json
+    embedding_model: str
+    tsne_codes: dict[str, list[str]] = field(default_factory=dict)   # method or REAL_GROUP -> codes
+    annotation_quality: dict | None = None
+    knowledge: dict | None = None
+    grpo_log: dict | list | None = None          # reports/<ds>/grpo_log.json: {"<split>-<fold>": log}
+    sweep: str | None = None                      # knowledge_sweep.md as written
+    mastery_png: bool = False                     # reports/<ds>/mastery.png exists
+
+
+@dataclass
+class DatasetReport:
+    section: str                                  # markdown for reports/README.md
+    rewards_csv: str                              # grpo_rewards.csv (header only without a log)
+    figures: dict                                 # file name in reports/<ds>/ -> matplotlib figure
+
+
+def dataset_report(inputs: DatasetInputs, embed: Callable[[Sequence[str]], np.ndarray],
+                   tsne_max_points: int = 300, seed: int = 0) -> DatasetReport:
+    """A dataset's README section, reward CSV and figures (t-SNE, reward curves)."""
+    name = inputs.dataset
+    run, log = first_run_log(inputs.grpo_log)   # the curves of the first training run
+    rows = reward_rows(log)
+    rewards = (reward_figure(rows, name, run) if rows else
+               message_figure(f"{name}: GRPO reward per step", "no GRPO log (run the grpo stage)"))
+    groups = {label: draw_codes(inputs.tsne_codes.get(key, []), tsne_max_points, seed)
+              for key, label in ((REAL_GROUP, REAL_GROUP), *TSNE_GROUPS.items())}   # real behind
+    groups = {label: codes for label, codes in groups.items() if codes}
+    predicted = [label for label in TSNE_GROUPS.values() if label in groups]
+    if predicted and sum(map(len, groups.values())) >= 3:
+        points = tsne_points({label: embed(codes) for label, codes in groups.items()}, seed)
+        tsne = tsne_figure(points, name, inputs.embedding_model)
+    else:
+        tsne = message_figure(f"{name}: t-SNE of predicted code", "no predictions of KASER or Student SFT")
+    figures = {"tsne.png": tsne, "reward_curves.png": rewards}
+    base = Path(name)
+    extras = {
+        "annotation": annotation_table(inputs.annotation_quality) if inputs.annotation_quality else None,
+        "knowledge": knowledge_table(inputs.knowledge) if inputs.knowledge else None,
+        "mastery_png": f"![mastery]({(base / 'mastery.png').as_posix()})" if inputs.mastery_png else None,
+        "tsne_png": (f"Predicted codes of {' and '.join(predicted)} ({inputs.embedding_model} embeddings, "
+                     f"at most {tsne_max_points} codes per group), with real student code in grey for "
+                     f"scale.\n\n![t-SNE]({(base / 'tsne.png').as_posix()})") if predicted else None,
+        "rewards_png": ((f"Training run {run} (the first of params.yaml model.splits x model.folds).\n\n"
+                         if run else "") +
+                        f"![GRPO rewards]({(base / 'reward_curves.png').as_posix()})\n\nPer-step values: "
+                        f"[{name}/grpo_rewards.csv]({(base / 'grpo_rewards.csv').as_posix()}) "
+                        f"(`dvc plots show`).") if rows else None,
+        "sweep": demote_headings(inputs.sweep.strip(), 3) if inputs.sweep else None,
+    }
+    producers = {key: text.format(dataset=name) for key, text in PRODUCERS.items()}
+    section = dataset_section(name, inputs.evaluation, inputs.paper_name, extras, producers)
+    return DatasetReport(section, rewards_csv(rows), figures)

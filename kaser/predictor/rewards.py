@@ -1,0 +1,204 @@
+"""KASER's hybrid GRPO reward (paper §3.4) as TRL reward functions.
+
+R = w_sim·similarity_reward + w_err·error_reward + w_div·diversity_reward. The `grpo` stage hands
+`[similarity_reward, make_error_reward(judge), diversity_reward]` to
+`trl.GRPOTrainer(reward_funcs=…)` and the weights (`params.yaml` grpo.reward_weights, paper
+[1, 1, 1]) to `GRPOConfig(reward_weights=…)`; TRL logs each part under the function's name
+(`rewards/similarity_reward/mean`, …). Each function has TRL's form
+`f(completions, **kwargs) -> list[float]`, one value per completion. Check with
+`python -m pytest tests/test_rewards.py`.
+
+How TRL 1.16 calls a reward function (trl/trainer/grpo_trainer.py, `_calculate_rewards`):
+- keywords `prompts`, `completions`, `completion_ids`, then every dataset column except
+  `prompt` / `completion` / `completion_ids` as a list with one entry per completion (a row's value
+  repeated for each of its completions), plus `trainer_state`, `log_extra` and `log_metric`;
+- `completions` are strings for a standard (text) prompt, or `[{"role": "assistant", "content":
+  str}]` for a conversational one; `completion_code` accepts both and strips markdown fences;
+- layout: `RepeatSampler` puts the `num_generations` completions of a row next to each other, and
+  each process scores only its local slice (per_device_train_batch_size × steps_per_generation
+  completions). With several processes a group straddles two of them unless that product is a
+  multiple of num_generations, so the `grpo` stage should keep it so.
+Dataset columns read: `code` and `language` (similarity); `problem_id`, `errors` (ground-truth
+labels) and `candidate_errors` (the problem's error list) (error); `language` and, if present,
+`group_id` (diversity).
+
+Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
+1. Diversity compares a completion with the other completions of its own group, found by the
+   `group_id` column when the dataset has one (one id per dataset row; the safest, since two rows
+   can share a prompt) and else by the prompt text, never by position. The released
+   `diversity_reward` compares with every completion in the batch, so a completion is rewarded
+   for differing from answers to other problems, which says nothing about mode collapse.
+2. IoU(∅, ∅) = 1 (see kaser.metrics.sets), one rule instead of the released branch that assumes
+   two prompts per batch and asks a judge whether the code is correct.
+3. A completion with no code (empty after removing fences) gets diversity 0, not 1: an empty
+   answer has CodeBLEU 0 to everything and would otherwise collect the largest diversity reward.
+   A group of one completion also gets 0 (nothing to differ from; GRPO gives such a group zero
+   advantage anyway, and 0 keeps the logged mean honest).
+4. The language comes from the dataset's `language` column per row rather than one bound per run,
+   so a mixed Java/Python dataset trains in one run.
+5. The code is taken from inside a markdown fence when the model wrote one; the released rewards
+   only `.strip()` and rely on the prompt saying "no fences".
+CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from kaser.metrics.codebleu import codebleu, max_codebleu_to_rest
+from kaser.metrics.sets import iou
+
+Judge = Callable[[str, str, Sequence[str]], Iterable[str]]
+
+# an opening fence with an optional info string, then everything up to a closing fence or the end
+# (a completion cut at the token limit has no closing fence)
+_FENCED_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
+
+
+def completion_code(completion: str | list[dict] | dict) -> str:
+    """The code in one TRL completion: text or chat messages, inside a markdown fence or not.
+
+    Conversational completions are message lists; the last assistant message counts. Only the
+    first fenced block is kept when there is one; blank lines around the code are dropped.
+
+    >>> completion_code("```java\\nint x = 1;\\n```\\nThis sets x.")
+    'int x = 1;'
+    >>> completion_code([{"role": "assistant", "content": "def f():\\n    return 1\\n"}])
+    'def f():\\n    return 1'
+    >>> completion_code("Here it is:\\n```python\\nx = 1\\nwhile x:")  # cut off, no closing fence
+    'x = 1\\nwhile x:'
+    """
+    text = _message_text(completion)
+    block = _FENCED_BLOCK.search(text)
+    if block:
+        text = block.group(1)
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines).rstrip()
+
+
+def similarity_reward(completions: list, code: list[str], language: list[str],
+                      **kwargs: Any) -> list[float]:
+    """CodeBLEU(ground-truth code, completion) in the row's language (paper R_Sim).
+
+    Each ground-truth code is parsed once per batch however many completions it meets.
+
+    >>> gt = "def add(a, b):\\n    return a + b"
+    >>> similarity_reward(["```python\\n" + gt + "\\n```", "   "], code=[gt, gt],
+    ...                   language=["python", "python"])
+    [1.0, 0.0]
+    """
+    return [codebleu(reference, completion_code(completion), lang)
+            for completion, reference, lang in zip(completions, code, language, strict=True)]
+
+
+def diversity_reward(completions: list, language: list[str], prompts: list | None = None,
+                     group_id: list | None = None, **kwargs: Any) -> list[float]:
+    """1 − max CodeBLEU(reference=completion, prediction=other) over the other completions of
+    the same group (paper R_Div, Eq. 3, in the authors' argument order).
+
+    Groups are the completions sharing a `group_id` value, or if there is no such column the same
+    prompt. A group of one and an empty completion score 0.
+
+    >>> a = "int s = 0;\\nfor (int x : xs) s += x;\\nreturn s;"
+    >>> b = "int s = 0;\\nint i = 0;\\nwhile (i < xs.length) { s = s + xs[i]; i++; }\\nreturn s;"
+    >>> [round(r, 4) for r in diversity_reward([a, a, a, b], language=["java"] * 4,
+    ...                                        prompts=["p1", "p1", "p2", "p2"])]
+    [0.0, 0.0, 0.5922, 0.7455]
+    """
+    keys = _group_keys(len(completions), prompts, group_id)
+    codes = [completion_code(completion) for completion in completions]
+    if len(language) != len(codes):
+        raise ValueError(f"diversity_reward: {len(codes)} completions, {len(language)} languages")
+    members: dict[Any, list[int]] = defaultdict(list)
+    for index, key in enumerate(keys):
+        members[key].append(index)
+    rewards = [0.0] * len(codes)
+    for key, indices in members.items():
+        if len(indices) < 2:
+            continue
+        languages = {language[i] for i in indices}
+        if len(languages) > 1:
+            raise ValueError(f"diversity_reward: group {key!r} mixes languages {sorted(languages)}")
+        group_codes = [codes[i] for i in indices]
+        for i, closest in zip(indices, max_codebleu_to_rest(group_codes, languages.pop())):
+            rewards[i] = 1.0 - closest if codes[i].strip() else 0.0
+    return rewards
+
+
+class ErrorReward:
+    """IoU(judge(completion), ground-truth errors), 1 when both are empty (paper R_Error).
+
+    `judge(problem_id, code, candidate_errors)` returns the labels, out of the problem's
+    candidate list, that it finds in the code (kaser.errors.judge.judge with the problem looked up by id).
+    A callable class rather than a closure, as in TRL's own reward factories, so that it pickles
+    (TRL's async GRPO sends reward functions to a child process); `__name__` names it in TRL's logs.
+
+    >>> def judge(problem_id, code, candidate_errors):  # a toy judge for the example
+    ...     return {"Missing semicolon"} if "= 1\\n" in code + "\\n" else set()
+    >>> reward = make_error_reward(judge)
+    >>> reward(["int x = 1", "int x = 1;", "int x = 1"], problem_id=["p"] * 3,
+    ...        errors=[["Missing semicolon"], [], ["Missing semicolon", "Type mismatch"]],
+    ...        candidate_errors=[["Missing semicolon", "Type mismatch"]] * 3)
+    [1.0, 1.0, 0.5]
+    """
+
+    __name__ = "error_reward"
+
+    def __init__(self, judge: Judge):
+        self.judge = judge
+
+    def __call__(self, completions: list, problem_id: list[str], errors: list,
+                 candidate_errors: list, **kwargs: Any) -> list[float]:
+        rewards = []
+        rows = zip(completions, problem_id, errors, candidate_errors, strict=True)
+        for row, (completion, problem, truth, candidates) in enumerate(rows):
+            if truth is None or candidates is None:
+                column = "errors" if truth is None else "candidate_errors"
+                raise ValueError(f"error_reward: column {column}, completion {row} "
+                                 f"(problem {problem}): missing label list; use [] for none")
+            predicted = self.judge(problem, completion_code(completion), list(candidates))
+            rewards.append(iou(predicted, truth))
+        return rewards
+
+
+def make_error_reward(judge: Judge) -> ErrorReward:
+    """The error reward bound to a judge, ready for `GRPOTrainer(reward_funcs=[...])`."""
+    return ErrorReward(judge)
+
+
+def _group_keys(count: int, prompts: list | None, group_id: list | None) -> list:
+    """One hashable group key per completion: the group_id column, else the prompt text."""
+    if group_id is not None:
+        keys = list(group_id)
+        source = "group_id"
+    elif prompts is not None:
+        keys = [p if isinstance(p, str) else json.dumps(p, sort_keys=True, default=str)
+                for p in prompts]
+        source = "prompts"
+    else:
+        raise ValueError("diversity_reward needs a group_id column or the prompts to find groups")
+    if len(keys) != count:
+        raise ValueError(f"diversity_reward: {count} completions but {len(keys)} {source}")
+    return keys
+
+
+def _message_text(completion: str | list[dict] | dict) -> str:
+    """Text of a completion in TRL's standard (str) or conversational (messages) format."""
+    if isinstance(completion, str):
+        return completion
+    messages = [completion] if isinstance(completion, dict) else list(completion)
+    replies = [m for m in messages if m.get("role", "assistant") == "assistant"]
+    if not replies:
+        return ""
+    content = replies[-1].get("content") or ""
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content

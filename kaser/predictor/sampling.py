@@ -1,0 +1,193 @@
+"""Sampling student code: K completions per student-problem pair from a base model + LoRA adapter.
+
+    python stages/generate.py synthetic-java kaser   # the DVC stage: data/<ds>/predictions/kaser.parquet
+
+    predictions = predict("models/base", "models/synthetic-java/grpo", pairs, params, "kaser")
+
+Two backends, one result (`sample_completions` -> K texts per prompt):
+- `transformers` (CPU default): prompts sorted by length and generated in batches with LEFT
+  padding and the KV cache, under `torch.inference_mode`; `num_return_sequences=K` per prompt.
+  Deterministic for a given seed and batch size. Temperature 0 means greedy decoding.
+- `vllm` (GPU, `pip install '.[gpu]'`): `vllm.LLM(enable_lora=True)` with
+  `SamplingParams(n=K, ...)` and the adapter as a `LoRARequest`. Imported only when chosen.
+
+The authors sample with temperature 0.7, top_k 40 (50 in their vLLM path), top_p 1,
+repetition penalty 1.1, max 400 new tokens (eval_sft.py); params.yaml `generate` sets ours.
+The code of a completion is what is inside a markdown fence when the model wrote one
+(`kaser.predictor.rewards.completion_code`, the same rule as the rewards), else the whole text, stripped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+from tqdm import tqdm
+
+from kaser import InputError
+from kaser.predictor.rewards import completion_code
+from kaser.predictor.prompt import pair_messages
+
+BACKENDS = ("transformers", "vllm")
+PREDICTION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "sample": pl.Int64,
+                     "code": pl.String, "method": pl.String}
+
+
+@dataclass(frozen=True)
+class GenerateParams:
+    backend: str = "transformers"
+    k: int = 5
+    temperature: float = 0.7
+    top_k: int = 40
+    top_p: float = 1.0
+    repetition_penalty: float = 1.1
+    max_new_tokens: int = 400
+    batch_size: int = 8
+    max_pairs: int | None = None
+    seed: int = 0
+
+
+def sample_completions(model_path, adapter, prompts: list[str], params: GenerateParams,
+                       dtype: str = "auto") -> list[list[str]]:
+    """K completion texts for each prompt text (chat template already applied)."""
+    if params.backend not in BACKENDS:
+        raise InputError(f"unknown backend {params.backend!r}; choose one of {', '.join(BACKENDS)}")
+    if params.k < 1:
+        raise InputError(f"k must be at least 1, not {params.k}")
+    if not prompts:
+        return []
+    if params.backend == "vllm":
+        return _vllm_completions(model_path, adapter, prompts, params, dtype)
+    from kaser.predictor.base_model import load_model
+    model, tokenizer = load_model(model_path, adapter=adapter, dtype=dtype)
+    return generate_batched(model, tokenizer, prompts, params)
+
+
+def _decoding(params: GenerateParams) -> dict:
+    if params.temperature == 0:
+        return {"do_sample": False}
+    return {"do_sample": True, "temperature": params.temperature, "top_k": params.top_k,
+            "top_p": params.top_p, "num_return_sequences": params.k}
+
+
+def generate_batched(model, tokenizer, prompts: list[str], params: GenerateParams,
+                     desc: str = "sampling") -> list[list[str]]:
+    """K completions per prompt with transformers' generate, `params.batch_size` prompts a call."""
+    import torch
+
+    if tokenizer.padding_side != "left":
+        raise ValueError("batched generation needs a left-padding tokenizer")
+    torch.manual_seed(params.seed)
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))   # less padding per batch
+    results: list[list[str]] = [[] for _ in prompts]
+    decoding = _decoding(params)
+    copies = decoding.get("num_return_sequences", 1)
+    with torch.inference_mode(), tqdm(total=len(prompts), desc=desc, unit="prompt") as bar:
+        for start in range(0, len(order), params.batch_size):
+            batch = order[start:start + params.batch_size]
+            inputs = tokenizer([prompts[i] for i in batch], return_tensors="pt", padding=True,
+                               add_special_tokens=False).to(model.device)
+            output = model.generate(**inputs, max_new_tokens=params.max_new_tokens,
+                                    repetition_penalty=params.repetition_penalty,
+                                    pad_token_id=tokenizer.pad_token_id, use_cache=True,
+                                    **decoding)
+            texts = tokenizer.batch_decode(output[:, inputs["input_ids"].shape[1]:],
+                                           skip_special_tokens=True)
+            for row, i in enumerate(batch):
+                own = texts[row * copies:(row + 1) * copies]
+                results[i] = own * (params.k // copies) if copies == 1 else own
+            bar.update(len(batch))
+    return results
+
+
+def _vllm_completions(model_path, adapter, prompts: list[str], params: GenerateParams,
+                      dtype: str) -> list[list[str]]:
+    try:
+        from vllm import LLM, SamplingParams
+        from vllm.lora.request import LoRARequest
+    except ImportError as err:
+        raise InputError("backend vllm needs vLLM on a GPU machine: pip install '.[gpu]' "
+                         "(or set generate.backend: transformers)") from err
+    import json
+    from pathlib import Path
+
+    from kaser.predictor.base_model import weights_location
+
+    lora_rank = None
+    if adapter is not None:
+        lora_rank = json.loads((Path(adapter) / "adapter_config.json").read_text())["r"]
+    llm = LLM(model=weights_location(model_path), tokenizer=str(model_path),
+              dtype="auto" if dtype == "auto" else dtype, seed=params.seed,
+              enable_lora=adapter is not None, max_lora_rank=lora_rank or 16)
+    sampling = SamplingParams(n=params.k, temperature=params.temperature,
+                              top_k=params.top_k if params.temperature else -1, top_p=params.top_p,
+                              repetition_penalty=params.repetition_penalty,
+                              max_tokens=params.max_new_tokens, seed=params.seed)
+    request = LoRARequest("student", 1, str(adapter)) if adapter is not None else None
+    outputs = llm.generate(prompts, sampling, lora_request=request)
+    return [[candidate.text for candidate in output.outputs] for output in outputs]
+
+
+def prediction_rows(pairs: pl.DataFrame, completions: list[list[str]], method: str) -> pl.DataFrame:
+    """One row per sample: student_id, problem_id, sample (0..K-1), code, method.
+
+    >>> pairs = pl.DataFrame({"student_id": ["s"], "problem_id": ["p"]})
+    >>> prediction_rows(pairs, [["```java\\nint x;\\n```", "y = 1"]], "kaser")["code"].to_list()
+    ['int x;', 'y = 1']
+    """
+    if len(completions) != pairs.height:
+        raise ValueError(f"{len(completions)} completion lists for {pairs.height} pairs")
+    rows = [{"student_id": student, "problem_id": problem, "sample": sample,
+             "code": completion_code(text), "method": method}
+            for student, problem, texts in zip(pairs["student_id"].to_list(),
+                                               pairs["problem_id"].to_list(), completions)
+            for sample, text in enumerate(texts)]
+    return pl.DataFrame(rows, schema=PREDICTION_SCHEMA)
+
+
+def predict(model_path, adapter, pairs: pl.DataFrame, params: GenerateParams, method: str,
+            dtype: str = "auto", messages: list[list[dict[str, str]]] | None = None) -> pl.DataFrame:
+    """K samples for every row of a `student_pairs` table, as `prediction_rows`.
+
+    The prompt of each row is its student prompt (`pair_messages`), or `messages[i]` when given
+    (the in-context prompts of the ICL, PersonaPrompt and ParaStudent baselines).
+    """
+    from kaser.predictor.base_model import load_tokenizer
+    if messages is None:
+        messages = pair_messages(pairs)
+    if len(messages) != pairs.height:
+        raise ValueError(f"{len(messages)} prompts for {pairs.height} pairs")
+    tokenizer = load_tokenizer(model_path)
+    prompts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+               for chat in messages]
+    return prediction_rows(pairs, sample_completions(model_path, adapter, prompts, params, dtype),
+                           method)
+
+
+def held_out_pairs(folder, split: str, fold: int, params: GenerateParams) -> pl.DataFrame:
+    """The test pairs one run samples: the seeded draw of at most `params.max_pairs` pairs of
+    test fold `fold` of `split`; every method of the run gets the same draw."""
+    from kaser.predictor.sft import sample_pairs
+    from kaser.predictor.prompt import read_pairs
+    return sample_pairs(read_pairs(folder, split, fold, "test"), params.max_pairs, params.seed)
+
+
+def tag_run(predictions: pl.DataFrame, split: str, fold: int) -> pl.DataFrame:
+    """Predictions with the run they belong to (the evaluation's `split` and `fold` columns).
+
+    >>> tag_run(pl.DataFrame({"code": ["x"]}), "student", 0).row(0)
+    ('x', 'student', 0)
+    """
+    return predictions.with_columns(split=pl.lit(split), fold=pl.lit(fold, dtype=pl.Int64))
+
+
+def predict_runs(folder, runs, params: GenerateParams, predict_run) -> pl.DataFrame:
+    """One method's predictions for every training run (split, fold) in `runs`, in one table:
+    `predict_run(split, fold, pairs)` samples that run's `held_out_pairs`, and each run's rows
+    are tagged with it (`tag_run`)."""
+    frames = []
+    for split, fold in runs:
+        pairs = held_out_pairs(folder, split, fold, params)
+        frames.append(tag_run(predict_run(split, fold, pairs), split, fold))
+        print(f"{split} fold {fold}: {pairs.height} pairs x {params.k} samples")
+    return pl.concat(frames)
