@@ -24,16 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from kaser.evaluation.scoring import ABLATIONS, BASELINES, METHODS, REFERENCE_METHOD
+from kaser.methods import label
 from kaser.evaluation.figures import (draw_codes, first_run_log, message_figure, reward_figure, reward_rows,
                            rewards_csv, tsne_figure, tsne_points)
 from kaser.taxonomy import CATEGORIES
 
-METHOD_NAMES = {"kaser": "KASER", "student_sft": "Student SFT", "icl": "ICL",
-                "persona": "PersonaPrompt", "parastudent": "ParaStudent",
-                "kaser_no_sim": "KASER w/o R_Sim", "kaser_no_err": "KASER w/o R_Error",
-                "kaser_no_div": "KASER w/o R_Div"}
 PAPER_MODEL = "Qwen2.5-Coder-7B"
-TSNE_GROUPS = {"student_sft": "Student SFT", "kaser": "KASER"}
+TSNE_GROUPS = {name: label(name) for name in ("student_sft", REFERENCE_METHOD)}
 REAL_GROUP = "Student code (real)"
 # where each optional input of a dataset's section comes from, said when it is missing
 PRODUCERS = {
@@ -182,7 +179,7 @@ def metric_table(evaluation: Mapping, columns: Sequence[tuple[str, str, int]]) -
     best = {metric: _best([(stat(m, metric) or {}).get("mean") for m in methods],
                           higher.get(metric, True)) for _, metric, _ in columns}
     for method in methods:
-        row = [METHOD_NAMES.get(method, method)]
+        row = [label(method)]
         for _, metric, decimals in columns:
             value = stat(method, metric)
             if value is None:
@@ -214,7 +211,7 @@ def table2(evaluation: Mapping) -> str:
             continue
         for category in CATEGORIES:
             values = [metrics.get(f"{category.lower()}_{score}") for score in ("precision", "recall", "f1")]
-            rows.append([METHOD_NAMES[method], category,
+            rows.append([label(method), category,
                          *(cell(v["mean"], v["std"]) if v else "–" for v in values)])
     if not rows:
         return "_Neither Student SFT nor KASER was evaluated._"
@@ -297,9 +294,9 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
     k_titles = [f"CodeBLEU@{k} ↑" for k in (1, 5)] + [f"IoU@{k} ↑" for k in (1, 5)]
     methods = evaluation["methods"]
     folds = sorted({f for m in methods.values() for f in m["folds"]})
-    setting = (f"Methods: {', '.join(METHOD_NAMES.get(m, m) for m in method_order(list(methods)))}; "
+    setting = (f"Methods: {', '.join(label(m) for m in method_order(list(methods)))}; "
                f"folds evaluated: {', '.join(map(str, folds)) or 'none'}; K ∈ {evaluation['k_values']}; "
-               + "; ".join(f"{METHOD_NAMES.get(m, m)}: {v['n_pairs']} pairs "
+               + "; ".join(f"{label(m)}: {v['n_pairs']} pairs "
                            f"({v['n_incorrect_pairs']} incorrect), {v['n_problems']} problems"
                            for m, v in methods.items()) + ".")
     notes = "".join(f"\n- {note}" for note in evaluation.get("notes", []))
