@@ -491,10 +491,6 @@ def test_prepare_stage_on_a_codeworkout_release(tmp_path):
 
 
 def test_prepare_stage_on_synthetic_data(tmp_path):
-    synth = pytest.importorskip("kaser.data.synth")
-    if not hasattr(synth, "generate"):
-        pytest.skip("kaser.data.synth.generate is not there yet")
-    pytest.importorskip("kaser.code.sandbox")   # the generator scores code in the sandbox
     (tmp_path / "params.yaml").write_text(
         "datasets:\n  tiny:\n    source: synthetic\n    raw: kaser/data/synth\n    language: python\n"
         "    students: 6\n    problems: 3\n    seed: 1\nsplits:\n  folds: 3\n  seed: 0\n")
