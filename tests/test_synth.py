@@ -19,8 +19,8 @@ from kaser import InputError
 
 from kaser.code import sandbox
 from kaser.data.contracts import kc_vocabulary, validate_problems, validate_submissions, write_dataset
-from kaser.data.synth import bank, generate, synth_command
-from kaser.data.synth.bank import KC_VOCABULARY
+from kaser.data.synth import generate, synth_command
+from kaser.data.synth.bank import KC_VOCABULARY, load_bank as bank
 from kaser.data.synth.execution import run_problems, shows
 from kaser.data.synth.mutations import CATALOGUE
 from kaser.data.synth.students import NAMINGS, Style, draw_students, error_chance, practise, style_code
