@@ -48,7 +48,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -478,11 +478,16 @@ class ChatClient:
         pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
         try:
             futures = {pool.submit(work, key, request): key for key, request in missing.items()}
-            for future in as_completed(futures):
-                reply = future.result()  # re-raises the error that stopped the run
-                if reply is not None:
-                    replies[futures[future]] = reply
-                    bar.update(waiting[futures[future]])
+            pending = set(futures)
+            while pending:
+                # a timed wait: the kernel may hand Ctrl-C to any thread, and the main thread
+                # acts on it only when it runs, so it must not sleep until the next answer
+                done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                for future in done:
+                    reply = future.result()  # re-raises the error that stopped the run
+                    if reply is not None:
+                        replies[futures[future]] = reply
+                        bar.update(waiting[futures[future]])
         finally:
             # drop the queue; answers already in flight still land in the cache
             stop.set()
