@@ -19,6 +19,7 @@ starts, since quoted code spans lines.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
 from collections.abc import Sequence
@@ -83,6 +84,25 @@ def check_cells(cells: Sequence[str], names: Sequence[str], file, row: int | Non
                              "the row or raise the cap", file=file, column=column, row=row)
 
 
+def _plain_utf8(path: Path) -> bool:
+    """Whether the whole file is UTF-8 without a NUL byte (one fast binary pass; then the
+    records need only their lengths checked)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            if b"\x00" in chunk:
+                return False
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                return False
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _parser_message(error: csv.Error, max_cell_chars: int, line: int) -> str:
     text = str(error)
     if "unexpected end of data" in text:
@@ -107,6 +127,7 @@ def check_csv(path, max_cell_chars: int = MAX_CELL_CHARS) -> list[str]:
     csv.field_size_limit(PARSER_LIMIT_FACTOR * max_cell_chars)
     row, line = None, 1   # the record being read (None: the header) and its first line
     try:
+        suspect = not _plain_utf8(path)   # else only cell lengths can be wrong
         with path.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
             records = csv.reader(handle, strict=True)
             header = next(records, None)
@@ -121,7 +142,8 @@ def check_csv(path, max_cell_chars: int = MAX_CELL_CHARS) -> list[str]:
                     raise InputError(f"{len(cells)} cells, but the header has {len(header)} "
                                      f"columns; the record starts on line {line} of the file",
                                      file=path, row=row)
-                check_cells(cells, header, path, row, max_cell_chars)
+                if suspect or sum(map(len, cells)) > max_cell_chars:
+                    check_cells(cells, header, path, row, max_cell_chars)
                 row, line = row + 1, records.line_num + 1
     except csv.Error as error:
         raise InputError(_parser_message(error, max_cell_chars, line), file=path,
