@@ -21,9 +21,9 @@ against api.openai.com is reused behind a proxy and can be pushed to / pulled fr
   `choices`, content that is not text, a `usage` that is not token counts) is a malformed answer
   too: asked again, then a failed `Reply` whose `failure` says what was wrong. We read the body
   ourselves (`read_completion`) instead of trusting the openai client's lenient model objects.
-- Ctrl-C stops the batch: the queue is dropped and the requests already sent are awaited, so
-  their (paid) answers land in the cache and a rerun asks nothing twice; then KeyboardInterrupt
-  propagates for the caller (the CLI prints one line).
+- Ctrl-C stops the batch: the queue is dropped, no retry is started, and the requests already
+  sent are awaited (at most timeout_s), so their paid answers land in the cache and a rerun asks
+  nothing twice; then KeyboardInterrupt propagates to the caller (the CLI prints one line).
 - Rate limits (429), server errors (5xx), timeouts and dropped connections are retried with
   exponential backoff and jitter (our own loop; the openai client's retries are off so that the
   policy and its timing are ours and testable). A refused key, permission or unknown model/URL
@@ -223,8 +223,12 @@ def _preview(body: bytes | str, size: int = 60) -> str:
 
 
 def _json_type(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
-            int: "number", float: "number"}.get(type(value), type(value).__name__)
+    """
+    >>> _json_type([]), _json_type(1.5), _json_type(None)
+    ('an array', 'a number', 'null')
+    """
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
 
 
 def read_completion(body: bytes) -> tuple[dict[str, Any], int, int]:
@@ -249,15 +253,17 @@ def read_completion(body: bytes) -> tuple[dict[str, Any], int, int]:
     except RecursionError:
         raise MalformedAnswer("server answer is JSON nested too deeply") from None
     if not isinstance(completion, dict):
-        raise MalformedAnswer(f"server answer is a JSON {_json_type(completion)}, not an object")
+        raise MalformedAnswer(f"server answer is JSON but {_json_type(completion)}, not an object")
     usage = completion.get("usage")
     if usage is None:
         return completion, 0, 0
     if not isinstance(usage, dict):
-        raise MalformedAnswer(f"server answer: usage is a {_json_type(usage)}, not token counts")
+        raise MalformedAnswer(f"server answer: usage is {_json_type(usage)}, not token counts")
     tokens = []
     for name in ("prompt_tokens", "completion_tokens"):
-        count = usage.get(name) or 0
+        count = usage.get(name)
+        if count is None:
+            count = 0
         if isinstance(count, float) and count.is_integer():
             count = int(count)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -292,7 +298,7 @@ def completion_text(completion: dict[str, Any]) -> str:
     if content is None or content == "":
         raise MalformedAnswer("empty answer")
     if not isinstance(content, str):
-        raise MalformedAnswer(f"server answer: choices[0].message.content is a "
+        raise MalformedAnswer(f"server answer: choices[0].message.content is "
                               f"{_json_type(content)}, not text")
     return content
 
@@ -470,7 +476,7 @@ class ChatClient:
             if stop.is_set():
                 return None
             try:
-                return self._from_server(key, request)
+                return self._from_server(key, request, stop)
             except BaseException:
                 stop.set()
                 raise
@@ -524,12 +530,16 @@ class ChatClient:
             # stored under an older parser that accepted it; ask again and overwrite
             return None
 
-    def _from_server(self, key: str, request: ChatRequest) -> Reply:
+    def _from_server(self, key: str, request: ChatRequest,
+                     stop: threading.Event | None = None) -> Reply:
+        """The server's parsed answer, or a failed Reply; `stop` set (Ctrl-C) ends the retries."""
         tries = 1 + self.cfg.malformed_retries
         problem = ""
-        for _ in range(tries):
+        for attempt in range(tries):
+            if attempt and stop is not None and stop.is_set():
+                return Reply(failure=f"stopped (interrupted) after a malformed answer: {problem}")
             try:
-                text, prompt_tokens, completion_tokens = self._complete(request.messages)
+                text, prompt_tokens, completion_tokens = self._complete(request.messages, stop)
                 value = request.parse(text)
             except _GaveUp as err:
                 log.warning("llm: no answer for a %s prompt: %s", request.prompt_version, err)
@@ -558,13 +568,19 @@ class ChatClient:
                                              timeout=self.cfg.timeout_s, max_retries=0)
             return self._openai
 
-    def _complete(self, messages: Sequence[dict[str, str]]) -> tuple[str, int, int]:
+    def _complete(self, messages: Sequence[dict[str, str]],
+                  stop: threading.Event | None = None) -> tuple[str, int, int]:
         """(text, prompt tokens, completion tokens) of one completion; transient errors retried."""
         client = self._client()
         last_error: Exception | None = None
         for attempt in range(1 + self.cfg.max_retries):
             if attempt:
-                time.sleep(self._backoff(attempt, last_error))
+                delay = self._backoff(attempt, last_error)
+                if stop is None:
+                    time.sleep(delay)
+                elif stop.wait(delay):   # interrupted while waiting: no more tries
+                    raise _GaveUp(f"stopped (interrupted) while retrying after "
+                                  f"{type(last_error).__name__}")
             self._meter.add(requests=1)
             try:
                 # the raw body: the openai client would hand back a str for an HTML page and

@@ -57,8 +57,8 @@ MALFORMED = {
     "BODY_EMPTY": ("application/json", b"", "server answer is not JSON"),
     "BODY_NOT_UTF8": ("application/json", b'{"choices": "\xff\xfe"}', "server answer is not JSON"),
     # JSON, but not an object; nested deeper than any parser recursion allows
-    "BODY_ARRAY": ("application/json", b"[]", "server answer is a JSON array, not an object"),
-    "BODY_NULL": ("application/json", b"null", "server answer is a JSON null, not an object"),
+    "BODY_ARRAY": ("application/json", b"[]", "server answer is JSON but an array, not an object"),
+    "BODY_NULL": ("application/json", b"null", "server answer is JSON but null, not an object"),
     "BODY_DEEP": ("application/json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
     # usage that is not token counts (the answer itself would be fine)
     "USAGE_STRING": ("application/json", completion(GOOD, usage="lots"),
@@ -73,7 +73,7 @@ MALFORMED = {
     "CONTENT_NUMBER": ("application/json", completion(42),
                        "choices[0].message.content is a number, not text"),
     "CONTENT_OBJECT": ("application/json", completion({"errors": []}),
-                       "choices[0].message.content is a object, not text"),
+                       "choices[0].message.content is an object, not text"),
     "CONTENT_NULL": ("application/json", completion(None), "empty answer"),
     # no choices, a choice that is not an object, an error object sent with status 200
     "NO_CHOICES": ("application/json", json.dumps({"id": "x", "choices": []}).encode(),
@@ -338,6 +338,19 @@ def test_server_down_is_a_failure_after_the_retries(make_client, server):
     reply = make_client(max_retries=2).ask(error_labelling_request("P", "java", "SERVER_DOWN"))
     assert reply.failure == "HTTP 503 after 3 tries"
     assert [r["status"] for r in server.requests] == [503, 503, 503]
+
+
+def test_an_interrupted_batch_starts_no_retry(make_client, server):
+    # Ctrl-C sets the batch's stop event (ask_many); a worker waiting out a 30 s backoff quits
+    client = make_client(backoff_s=30.0, max_retries=3)
+    request = error_labelling_request("P", "java", "SERVER_DOWN")
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    start = time.monotonic()
+    reply = client._from_server(request_key(client.cfg, request), request, stop)
+    assert time.monotonic() - start < 10
+    assert reply.failure == "stopped (interrupted) while retrying after InternalServerError"
+    assert [r["status"] for r in server.requests] == [503]
 
 
 def test_rejected_prompt_is_a_failure_not_a_crash(make_client, server):
