@@ -545,7 +545,8 @@ class ChatClient:
                 log.warning("llm: no answer for a %s prompt: %s", request.prompt_version, err)
                 return Reply(failure=str(err))
             except (MalformedAnswer, RecursionError) as err:   # deep JSON can exhaust a parser
-                problem = str(err) if isinstance(err, MalformedAnswer) else "answer nested too deeply"
+                problem = (str(err) if isinstance(err, MalformedAnswer)
+                           else "answer nested too deeply")
                 log.info("llm: malformed answer (%s), asking again", problem)
                 continue
             self.cache.put(key, self.cfg.model, request.prompt_version, text,
