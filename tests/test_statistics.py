@@ -1,0 +1,148 @@
+"""The evaluation's statistics (kaser.evaluation.summary): confidence intervals, Holm's
+correction, the minimal detectable effect, and how summarise attaches them. Every expected value
+is worked out by hand from t tables (t(0.975, 2) = 4.302653, t(0.975, 3) = 3.182446,
+t(0.975, 4) = 2.776445, t(0.8, 3) = 0.978472, t(0.975, 29) = 2.045230, t(0.8, 29) = 0.854192)."""
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import t as student_t
+
+from kaser.evaluation.summary import (MethodResult, bootstrap_ratio_intervals, holm,
+                                      minimal_detectable_effect, summarise, t_interval)
+from kaser.taxonomy import CATEGORIES
+
+
+@pytest.mark.parametrize("values, expected", [
+    # mean 2, s 1, n 3: 2 ± 4.302653/√3
+    ([1.0, 2.0, 3.0], (2 - 2.484138, 2 + 2.484138)),
+    # mean 0.6, s √0.3, n 5: 0.6 ± 2.776445·0.244949
+    ([0.0, 0.0, 1.0, 1.0, 1.0], (0.6 - 0.680087, 0.6 + 0.680087)),
+    # no spread: the interval is the point
+    ([0.5, 0.5], (0.5, 0.5)),
+    # one value: no interval
+    ([0.7], None),
+])
+def test_t_interval(values, expected):
+    result = t_interval(values)
+    if expected is None:
+        assert result is None
+    else:
+        assert result == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.parametrize("differences, expected", [
+    # s_d = 1.290994, n 4: (3.182446 + 0.978472)·1.290994/2
+    ([0.0, 1.0, 2.0, 3.0], 2.685853),
+    # ±1 fifteen times each: s_d = √(30/29), n 30: (2.045230 + 0.854192)·1.017095/√30
+    ([-1.0, 1.0] * 15, 0.538409),
+    # no spread in the differences: any non-zero effect is detected
+    ([0.2, 0.2, 0.2], 0.0),
+    # one pair: undefined
+    ([0.3], None),
+])
+def test_minimal_detectable_effect(differences, expected):
+    result = minimal_detectable_effect(differences)
+    assert result == (None if expected is None else pytest.approx(expected, abs=1e-5))
+
+
+def test_minimal_detectable_effect_tends_to_the_normal_formula():
+    # large n: (z(0.975) + z(0.8))·s_d/√n = (1.959964 + 0.841621)·1/100
+    differences = np.tile([-1.0, 1.0], 5000)
+    assert minimal_detectable_effect(differences) == pytest.approx(
+        2.801585 * differences.std(ddof=1) / 100, rel=1e-3)
+
+
+@pytest.mark.parametrize("p_values, expected", [
+    # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04 -> running max 0.06
+    ([0.01, 0.04, 0.03, 0.005], [0.03, 0.06, 0.06, 0.02]),
+    # one test: unchanged
+    ([0.5], [0.5]),
+    # the larger p keeps its value, the smaller doubles
+    ([0.2, 0.6], [0.4, 0.6]),
+    # step-down monotone: 0.3·2 = 0.6 carries over to the larger 0.4
+    ([0.4, 0.3], [0.6, 0.6]),
+    # capped at 1
+    ([0.6, 0.7], [1.0, 1.0]),
+    # ties: both times 2
+    ([0.01, 0.01], [0.02, 0.02]),
+])
+def test_holm(p_values, expected):
+    assert holm(p_values) == pytest.approx(expected, abs=1e-12)
+
+
+def test_bootstrap_of_identical_pairs_is_the_point_value():
+    # every pair tp 1, fp 1, fn 0: precision 1/2, recall 1, F1 2/3 in every resample
+    bounds = bootstrap_ratio_intervals(np.array([[1, 1, 0]] * 5))
+    assert bounds["precision"] == pytest.approx((0.5, 0.5))
+    assert bounds["recall"] == pytest.approx((1.0, 1.0))
+    assert bounds["f1"] == pytest.approx((2 / 3, 2 / 3))
+    assert bootstrap_ratio_intervals(np.array([[1, 0, 0]])) is None
+
+
+def pairs_frame(codebleu, iou_all, iou_incorrect, syntax_counts):
+    """A per-pair table as kaser.evaluation.scoring.pair_table writes it, K = 1, one fold."""
+    n = len(codebleu)
+    columns = {"fold": [0] * n, "student_id": [f"s{i}" for i in range(n)], "problem_id": ["p1"] * n,
+               "correct": [value is None for value in iou_incorrect],
+               "codebleu@1": codebleu, "iou_all@1": iou_all, "iou_incorrect@1": iou_incorrect,
+               "knowledge_alignment": [None] * n}
+    for category in CATEGORIES:
+        counts = syntax_counts if category == "Syntax" else [(0, 0, 0)] * n
+        for i, name in enumerate(("tp", "fp", "fn")):
+            columns[f"{category.lower()}_{name}"] = [c[i] for c in counts]
+    schema = {"codebleu@1": pl.Float64, "iou_all@1": pl.Float64, "iou_incorrect@1": pl.Float64,
+              "knowledge_alignment": pl.Float64}
+    return pl.DataFrame(columns, schema_overrides=schema)
+
+
+def hand_results():
+    kaser = pairs_frame([0.5, 0.6, 0.7, 0.8], [1.0, 0.0, 1.0, 0.5], [None, 0.0, 1.0, 0.5],
+                        [(1, 0, 0), (0, 1, 0), (1, 0, 1), (0, 0, 0)])
+    sft = pairs_frame([0.4, 0.4, 0.6, 0.5], [0.0, 0.0, 1.0, 0.5], [None, 0.0, 1.0, 0.5],
+                      [(0, 0, 1), (0, 0, 0), (0, 0, 1), (0, 0, 0)])
+    return {name: MethodResult(frame, pl.DataFrame(), (1,)) for name, frame in
+            (("kaser", kaser), ("student_sft", sft))}
+
+
+def test_summarise_attaches_intervals_holm_and_mde():
+    _, evaluation = summarise(hand_results(), 0.05, (1,))
+    tests = evaluation["t_tests"]["student_sft"]
+    # CodeBLEU@1 differences 0.1, 0.2, 0.1, 0.3: mean 0.175, s_d 0.095743, t = 0.175/(0.095743/2)
+    codebleu = tests["codebleu@1"]
+    assert (codebleu["over"], codebleu["n"]) == ("pairs", 4)
+    assert codebleu["statistic"] == pytest.approx(3.655631, abs=1e-5)
+    assert codebleu["p_value"] == pytest.approx(2 * student_t.sf(3.655631, 3), abs=1e-6)
+    assert codebleu["sd_difference"] == pytest.approx(0.095743, abs=1e-6)
+    assert codebleu["mde"] == pytest.approx((3.182446 + 0.978472) * 0.095743 / 2, abs=1e-5)
+    # IoU all pairs differences 1, 0, 0, 0: t = 0.25/(0.5/2) = 1
+    iou = tests["iou_all@1"]
+    assert iou["p_value"] == pytest.approx(2 * student_t.sf(1.0, 3), abs=1e-6)
+    # IoU incorrect pairs identical: no p, so not in Holm's family; P/R/F1 have no per-pair test
+    assert tests["iou_incorrect@1"]["p_value"] is None and "syntax_f1" not in tests
+    assert evaluation["correction"]["family_size"] == 2
+    # Holm over two: the smaller p doubles (0.0354 -> 0.0707), the larger keeps max(itself, that)
+    assert codebleu["p_holm"] == pytest.approx(2 * codebleu["p_value"])
+    assert iou["p_holm"] == pytest.approx(max(iou["p_value"], codebleu["p_holm"]))
+    # significant before the correction, not after it
+    assert codebleu["significant_uncorrected"] and not codebleu["significant"]
+
+
+def test_summarise_intervals_per_method_and_metric():
+    _, evaluation = summarise(hand_results(), 0.05, (1,))
+    metrics = evaluation["methods"]["kaser"]["metrics"]
+    # CodeBLEU@1 0.5..0.8: mean 0.65, s 0.129099, 0.65 ± 3.182446·0.064550
+    ci = metrics["codebleu@1"]["ci95"]
+    assert (ci["over"], ci["n"], ci["method"]) == ("pairs", 4, "t-interval")
+    assert (ci["low"], ci["high"]) == pytest.approx((0.65 - 0.205427, 0.65 + 0.205427), abs=1e-5)
+    # IoU over incorrect pairs only: 0, 1, 0.5 (n 3), mean 0.5, s 0.5: 0.5 ± 4.302653·0.288675
+    ci = metrics["iou_incorrect@1"]["ci95"]
+    assert ci["n"] == 3
+    assert (ci["low"], ci["high"]) == pytest.approx((0.5 - 1.242069, 0.5 + 1.242069), abs=1e-5)
+    # Syntax counts tp 2, fp 1, fn 1: precision 2/3 from summed counts, bootstrap interval around it
+    ci = metrics["syntax_precision"]["ci95"]
+    assert ci["mean"] == pytest.approx(2 / 3) and ci["method"].startswith("percentile bootstrap")
+    assert 0.0 <= ci["low"] <= 2 / 3 <= ci["high"] <= 1.0 and ci["low"] < ci["high"]
+    assert not math.isnan(metrics["syntax_f1"]["ci95"]["low"])
