@@ -6,7 +6,9 @@ Reads params.yaml `evaluate` (methods, K values, embedding model, ...) and `judg
 data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
 problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed method.
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
-reports/<ds>/evaluation.json (std, per-fold values, t-tests, directions) and two caches that a
+reports/<ds>/evaluation.json (std, CIs, per-fold values, t-tests, directions),
+reports/<ds>/pair_scores.csv and problem_scores.csv (one row per method and test pair / problem:
+every interval and test can be recomputed from them without rerunning) and two caches that a
 rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code) and
 data/<ds>/prediction_embeddings.npz (code embeddings). See kaser.evaluation.scoring.
 """
@@ -26,6 +28,7 @@ from kaser.config import load_section, read_params
 from kaser.data.contracts import read_dataset
 from kaser.embeddings import EmbeddingCache
 from kaser.evaluation.scoring import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
+from kaser.evaluation.summary import unit_scores
 
 PARAMS = "params.yaml"
 JUDGE_SOURCES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py")
@@ -65,15 +68,20 @@ def main(dataset: str) -> None:
     judged_path, embeddings_path = folder / "judged_predictions.parquet", folder / "prediction_embeddings.npz"
     cache = pl.read_parquet(judged_path) if judged_path.is_file() else None
     embeddings = EmbeddingCache.read(embeddings_path, params.embedding_model)
+    tables = {}
     with _judge_codes(folder, candidates) as judge:
         metrics, evaluation, cache = evaluate_dataset(
             truth, predictions, candidates, judge, _judge_name(), params,
-            lambda codes: embeddings.embed(codes, params.embedding_batch_size), cache)
+            lambda codes: embeddings.embed(codes, params.embedding_batch_size), cache, tables)
     cache.write_parquet(judged_path)
     embeddings.write(embeddings_path, keep=[c for frame in predictions.values() for c in frame["code"]])
     write_json(reports / "metrics.json", metrics)
     write_json(reports / "evaluation.json", evaluation)
-    print(f"evaluate: {', '.join(params.methods)} -> {reports}/metrics.json, evaluation.json")
+    pair_scores, problem_scores = unit_scores(tables)
+    pair_scores.write_csv(reports / "pair_scores.csv")
+    problem_scores.write_csv(reports / "problem_scores.csv")
+    print(f"evaluate: {', '.join(params.methods)} -> {reports}/metrics.json, evaluation.json, "
+          "pair_scores.csv, problem_scores.csv")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ import pytest
 from kaser import InputError
 from kaser.evaluation.scoring import (EvaluateParams, codebleu_diversity, evaluate_dataset, judge_predictions,
                               pair_table, problem_table, read_predictions, read_truth, write_json)
-from kaser.evaluation.summary import MethodResult, pair_fold_values, paired_t_test, problem_fold_values
+from kaser.evaluation.summary import (MethodResult, pair_fold_values, paired_t_test, problem_fold_values,
+                                      unit_scores)
 
 OBO, COLON, DIV = "Off-by-one error", "Missing colon", "Division by zero"
 MARKERS = {"# OBO": OBO, "# COLON": COLON, "# DIV": DIV}
@@ -258,6 +259,17 @@ def test_evaluate_dataset_writes_numbers_only_metrics(tmp_path):
     assert json.loads((tmp_path / "metrics.json").read_text()) == metrics
     assert cache.height == pl.concat([predictions(KASER), predictions(sft_rows())]) \
         .select("problem_id", "code").unique().height
+
+
+def test_evaluate_dataset_hands_back_the_unit_tables():
+    tables = {}
+    evaluate_dataset(truth(), {"kaser": predictions(KASER), "student_sft": predictions(sft_rows(), "student_sft")},
+                     CANDIDATES, marker_judge, "markers", PARAMS, hash_embed, tables=tables)
+    pairs, problems = unit_scores(tables)
+    # one row per method and test pair (6 pairs) and per method and test problem (2 folds' problems)
+    assert pairs.group_by("method").len().sort("method")["len"].to_list() == [6, 6]
+    assert problems.height == 2 * tables["kaser"].problems.height > 0
+    assert set(problems.columns) >= {"method", "fold", "problem_id", "coverage_iou"}
 
 
 def test_one_fold_gives_std_zero_and_a_note():

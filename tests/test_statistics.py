@@ -9,9 +9,11 @@ import numpy as np
 import polars as pl
 import pytest
 from scipy.stats import t as student_t
+from scipy.stats import ttest_rel
 
 from kaser.evaluation.summary import (MethodResult, bootstrap_ratio_intervals, holm,
-                                      minimal_detectable_effect, summarise, t_interval)
+                                      minimal_detectable_effect, summarise, t_interval,
+                                      unit_scores)
 from kaser.taxonomy import CATEGORIES
 
 
@@ -146,3 +148,18 @@ def test_summarise_intervals_per_method_and_metric():
     assert ci["mean"] == pytest.approx(2 / 3) and ci["method"].startswith("percentile bootstrap")
     assert 0.0 <= ci["low"] <= 2 / 3 <= ci["high"] <= 1.0 and ci["low"] < ci["high"]
     assert not math.isnan(metrics["syntax_f1"]["ci95"]["low"])
+
+
+def test_unit_scores_recompute_every_test(tmp_path):
+    results = hand_results()
+    _, evaluation = summarise(results, 0.05, (1,))
+    pairs, problems = unit_scores(results)
+    assert pairs.height == 8 and pairs.columns[0] == "method" and problems.height == 0
+    pairs.write_csv(tmp_path / "pair_scores.csv")
+    again = pl.read_csv(tmp_path / "pair_scores.csv")
+    wide = again.pivot("method", index=["fold", "student_id", "problem_id"], values="codebleu@1")
+    test = ttest_rel(wide["kaser"], wide["student_sft"])
+    assert test.pvalue == pytest.approx(evaluation["t_tests"]["student_sft"]["codebleu@1"]["p_value"])
+    low, high = t_interval(again.filter(pl.col("method") == "kaser")["codebleu@1"])
+    ci = evaluation["methods"]["kaser"]["metrics"]["codebleu@1"]["ci95"]
+    assert (low, high) == pytest.approx((ci["low"], ci["high"]))

@@ -374,9 +374,10 @@ def evaluate_method(judged: pl.DataFrame, truth: Truth, params: EvaluateParams,
 
 def evaluate_dataset(truth: Truth, predictions: Mapping[str, pl.DataFrame],
                      candidates: Mapping[str, Sequence[str]], judge: JudgeCodes, judge_name: str,
-                     params: EvaluateParams, embed: EmbedCodes, cache: pl.DataFrame | None = None
-                     ) -> tuple[dict, dict, pl.DataFrame]:
-    """Judge, score and summarise every method: (metrics.json, evaluation.json, judged cache)."""
+                     params: EvaluateParams, embed: EmbedCodes, cache: pl.DataFrame | None = None,
+                     tables: dict[str, MethodResult] | None = None) -> tuple[dict, dict, pl.DataFrame]:
+    """Judge, score and summarise every method: (metrics.json, evaluation.json, judged cache);
+    `tables`, when given, receives each method's per-pair and per-problem tables."""
     if not predictions:
         raise InputError("params.yaml evaluate.methods is empty: nothing to evaluate")
     # every method's codes of a problem go to the judge together: one annotator run per problem
@@ -385,6 +386,8 @@ def evaluate_dataset(truth: Truth, predictions: Mapping[str, pl.DataFrame],
     results = {method: evaluate_method(judged_all.filter(pl.col(SOURCE) == method).drop(SOURCE),
                                        truth, params, embed)
                for method in predictions}
+    if tables is not None:
+        tables.update(results)
     first = results.get(REFERENCE_METHOD) or next(iter(results.values()))
     reference = {"knowledge_alignment_of_real_errors":
                  truth_alignment(truth, first.pairs, params.mastery_threshold)}

@@ -327,3 +327,15 @@ def summarise(results: Mapping[str, MethodResult], significance: float, k_values
                           "observed SD of the differences: (t(1-alpha/2, n-1) + t(power, n-1)) s_d / sqrt(n)"),
                   "reference": reference or {}, "notes": notes}
     return metrics, evaluation
+
+
+def unit_scores(results: Mapping[str, MethodResult]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(pair scores, problem scores): every method's per-pair and per-problem table stacked, one
+    row per (method, pair) or (method, problem), `method` first; what every test and interval
+    above is computed from (reports/<ds>/pair_scores.csv, problem_scores.csv)."""
+    def stack(frames):
+        frames = [frame.select(pl.lit(method).alias("method"), pl.all())
+                  for method, frame in frames if frame.width]
+        return pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame({"method": []})
+    return (stack((m, r.pairs) for m, r in results.items()),
+            stack((m, r.problems) for m, r in results.items()))
