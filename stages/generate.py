@@ -16,7 +16,8 @@ on the base model (or, with params.yaml `baselines.backend: openai`, an OpenAI-c
 endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>), `parastudent` with
 models/<ds>/parastudent/<split>-<fold>/. params.yaml `generate` sets K, the decoding and the
 backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
-(student_id, problem_id, sample, code, method, split, fold).
+(student_id, problem_id, sample, code, method, split, fold). A baseline left out of params.yaml
+`baselines.methods` samples nothing: its file holds no rows (the CPU study samples Student SFT only).
 """
 
 import sys
@@ -32,7 +33,7 @@ from kaser.llm import LLMConfig
 from kaser.methods import METHODS
 from kaser.predictor.base_model import ModelParams, adapter_path
 from kaser.predictor.baselines import predict_baseline
-from kaser.predictor.sampling import GenerateParams, predict, predict_runs
+from kaser.predictor.sampling import PREDICTION_SCHEMA, GenerateParams, predict, predict_runs
 
 PARAMS = "params.yaml"
 
@@ -59,11 +60,25 @@ def main(dataset: str, method: str) -> None:
                                     model_id=model.base, cache_path=folder / baselines.cache_file,
                                     adapter=adapter_path(dataset, adapter, split, fold) if adapter else None,
                                     dtype=model.dtype)
-    predictions = predict_runs(folder, model.runs(), params, predict_run)
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if METHODS[method].role == "baseline" and not _sampled_baseline(method):
+        pl.DataFrame(schema=PREDICTION_SCHEMA | {"split": pl.String, "fold": pl.Int64}).write_parquet(out)
+        print(f"{method} is not in params.yaml baselines.methods: nothing sampled -> {out} (no rows)")
+        return
+    predictions = predict_runs(folder, model.runs(), params, predict_run)
     predictions.write_parquet(out)
     print(f"{len(model.runs())} run(s) -> {out}")
+
+
+def _sampled_baseline(method: str) -> bool:
+    """Whether params.yaml `baselines.methods` lists this baseline (unknown names fail)."""
+    listed = load_section(PARAMS, "baselines", BaselineParams).methods
+    unknown = set(listed) - {m.name for m in METHODS.values() if m.role == "baseline"}
+    if unknown:
+        raise InputError(f"unknown baseline(s) {', '.join(sorted(unknown))}",
+                         file=PARAMS, column="baselines.methods")
+    return method in listed
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from kaser.evaluation.scoring import evaluate_dataset
 from kaser.evaluation.figures import reward_rows, rewards_csv
 from kaser.evaluation.report import (DatasetInputs, comparison_sentence, dataset_report, metric_table,
                              paper_dataset, readme, significant_over_baselines,
-                             table1_columns, table2)
+                             study_section, study_table, table1_columns, table2)
 
 
 @pytest.fixture(scope="module")
@@ -189,3 +189,34 @@ def test_tsne_codes_of_the_asked_split_else_the_one_that_ran(tmp_path):
     predictions(both).write_parquet(tmp_path / "predictions" / "kaser.parquet")
     assert tsne_codes(tmp_path, "problem")["kaser"] == ["def add(a, b):\n    return a + b", "",
                                                          "x = 1  # COLON", "y = 2"]
+
+
+def test_study_table_gives_n_interval_corrected_p_and_mde():
+    # hand-made evaluation.json: one metric tested, CodeBLEU@5; KASER vs Student SFT
+    evaluation = {
+        "k_values": [1, 5], "correction": {"family_size": 3},
+        "methods": {
+            "kaser": {"metrics": {"codebleu@5": {"mean": 0.4, "ci95": {"n": 300, "mean": 0.4, "low": 0.35, "high": 0.45}}}},
+            "student_sft": {"metrics": {"codebleu@5": {"mean": 0.3, "ci95": {"n": 300, "mean": 0.3, "low": 0.26, "high": 0.34}}}}},
+        "t_tests": {"student_sft": {"codebleu@5": {
+            "over": "pairs", "n": 300, "mean_difference": 0.1, "p_value": 0.004, "p_holm": 0.012,
+            "significant": True, "mde": 0.031}}}}
+    table = study_table(evaluation)
+    lines = table.splitlines()
+    assert len(lines) == 4    # header, rule, Student SFT, KASER (baselines first)
+    sft = [c.strip() for c in lines[2].strip("|").split("|")]
+    assert sft == ["CodeBLEU@5", "Student SFT", "300", "0.300 [0.260, 0.340]", "+0.100 (pairs, n = 300)",
+                   "0.004", "0.012\\*", "0.031"]
+    kaser = [c.strip() for c in lines[3].strip("|").split("|")]
+    assert kaser[:4] == ["CodeBLEU@5", "KASER", "300", "0.400 [0.350, 0.450]"] and kaser[4:] == ["–"] * 4
+    assert "all 3 tests" in study_section(evaluation)
+
+
+def test_study_section_is_in_every_dataset_section(evaluation):
+    section = dataset_report(DatasetInputs("toy", "FalconCode (Python)", evaluation, "hash"),
+                             hash_embed).section
+    assert "### CPU study" in section
+    # the fixture's K are 1 and 2: CodeBLEU@2 for both methods, with intervals over 6 pairs
+    table = study_table(evaluation)
+    assert row_of(table.replace("| CodeBLEU@2 | ", "| "), "KASER")[1] == "6"
+    assert "p (Holm)" in table and "MDE" in table

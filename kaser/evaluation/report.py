@@ -11,7 +11,10 @@ for reference only: our default runs a small model on synthetic data, so only th
 a difference (KASER vs Student SFT) is comparable, never the size of a number.
 
 Bold marks the best mean of a column; * marks KASER where a paired t-test (evaluation.json says
-over what) finds it better than every baseline present at p < 0.05; ablations are not baselines.
+over what) finds it better than every baseline present at Holm-corrected p < 0.05; ablations are
+not baselines. The "CPU study" part of each section (`study_section`) gives, for CodeBLEU@K,
+IoU@K (largest K) and coverage IoU, n, means with 95% CIs, raw and Holm-corrected p of KASER vs
+each method and the minimal detectable effect at that n (README "CPU study" runs it at size).
 """
 
 from __future__ import annotations
@@ -122,7 +125,7 @@ def method_order(methods: Sequence[str]) -> list[str]:
 
 
 def significant_over_baselines(evaluation: Mapping, metric: str) -> bool:
-    """KASER is better than every baseline present, each t-test at p < significance."""
+    """KASER is better than every baseline present, each t-test at Holm-corrected p < significance."""
     tests = evaluation.get("t_tests", {})
     baselines = [m for m in BASELINES if m in evaluation["methods"]]
     return bool(baselines) and all(tests.get(m, {}).get(metric, {}).get("significant", False)
@@ -214,10 +217,67 @@ def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
         elif test.get("p_value") is None:
             p = f"no t-test: no differences over {test['over']} (n = {test['n']})"
         else:
-            p = f"paired t-test over {test['over']}, n = {test['n']}, p = {test['p_value']:.3g}"
+            p = (f"paired t-test over {test['over']}, n = {test['n']}, p = {test['p_value']:.3g}"
+                 + (f", Holm-corrected {test['p_holm']:.3g}" if test.get("p_holm") is not None else ""))
         parts.append(f"KASER's {name} ({mine['mean']:.3f}) is {verdict} Student SFT's "
                      f"({theirs['mean']:.3f}; {p})")
     return f"On {dataset}: " + "; ".join(parts) + "."
+
+
+STUDY_COMMAND = "make study"   # README.md "CPU study": the dvc exp run behind it
+
+
+def study_metrics(k_values: Sequence[int]) -> list[tuple[str, str]]:
+    """(title, metric) of the CPU study table: the largest K's CodeBLEU and IoU, and Table 3's IoU."""
+    k = max(k_values)
+    return [(f"CodeBLEU@{k}", f"codebleu@{k}"), (f"IoU@{k} (incorrect pairs)", f"iou_incorrect@{k}"),
+            (f"IoU@{k} (all pairs)", f"iou_all@{k}"), ("Coverage IoU (per problem)", "coverage_iou")]
+
+
+def _interval(value: Mapping | None) -> str:
+    ci = (value or {}).get("ci95")
+    if ci is None:
+        return cell((value or {}).get("mean"))
+    return f"{ci['mean']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]"
+
+
+def study_table(evaluation: Mapping) -> str:
+    """Per metric and method: n, mean [95% CI], and for each other method KASER − it, raw and
+    Holm-corrected p and the minimal detectable effect (kaser.evaluation.summary)."""
+    methods = method_order(list(evaluation["methods"]))
+    tests = evaluation.get("t_tests", {})
+    rows = []
+    for title, metric in study_metrics(evaluation["k_values"]):
+        for method in methods:
+            value = evaluation["methods"][method]["metrics"].get(metric)
+            if value is None:
+                continue
+            ci = value.get("ci95") or {}
+            test = tests.get(method, {}).get(metric) if method != REFERENCE_METHOD else None
+            p = (lambda key: "–" if test is None or test.get(key) is None else f"{test[key]:.3g}")
+            rows.append([title, label(method), str(ci.get("n", "–")), _interval(value),
+                         "–" if test is None else f"{test['mean_difference']:+.3f} ({test['over']}, n = {test['n']})",
+                         p("p_value"), p("p_holm") + ("\\*" if test and test.get("significant") else ""),
+                         p("mde")])
+    if not rows:
+        return "_No CodeBLEU or IoU values in evaluation.json._"
+    return markdown_table(["Metric", "Model", "n", "mean [95% CI]", "KASER − model",
+                           "p", "p (Holm)", "MDE"], rows)
+
+
+def study_section(evaluation: Mapping) -> str:
+    """The "CPU study" part of a dataset's section: how much the run can tell."""
+    correction = evaluation.get("correction", {})
+    return "\n\n".join([
+        f"Run by `{STUDY_COMMAND}` at the study's size (README.md \"CPU study\"); on any other run "
+        "the same numbers say how much that run can tell. Mean [95% CI]: "
+        f"{evaluation.get('ci95', 't-interval over pairs / problems')}. KASER − model: mean paired "
+        "difference (over pairs, problems or folds, as the test ran). p: two-sided paired t-test; "
+        f"p (Holm): corrected over all {correction.get('family_size', '?')} tests of KASER in this "
+        "evaluation (every metric x method), \\* below 0.05 with KASER better. MDE: the smallest "
+        "true difference the test would detect with power 0.8 at alpha 0.05 and this n, from the "
+        "observed SD of the differences; a difference below it is not evidence either way.",
+        study_table(evaluation)])
 
 
 # --- knowledge and annotation tables --------------------------------------------------------------
@@ -283,6 +343,8 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
         paper_table(PAPER_TABLE3[paper_name], [t for t, _, _ in TABLE3_COLUMNS],
                     [True, True, True, False], [d for _, _, d in TABLE3_COLUMNS]),
         "### KASER vs Student SFT", comparison_sentence(dataset, evaluation),
+        "### CPU study: confidence intervals, corrected tests, detectable effects",
+        study_section(evaluation),
     ]
     for key, title in (("annotation", "Annotation quality (static annotator vs true errors)"),
                        ("knowledge", "Knowledge tracing (next-attempt correctness, by student fold)"),
@@ -303,7 +365,8 @@ def readme(sections: Mapping[str, str | None], producer: str) -> str:
         "holds per-fold values, t-tests and each metric's direction; metrics.json the means, for "
         "`dvc metrics show`).",
         "**Bold**: best mean of a column. \\*: KASER better than every baseline present "
-        "(paired t-test, p < 0.05; over folds with ≥ 3 folds, else over pairs or problems). "
+        "(paired t-test, Holm-corrected p < 0.05 over every test of KASER; over folds with ≥ 3 "
+        "folds, else over pairs or problems). "
         f"Rows labelled “paper” are the numbers printed in arXiv 2601.06633 ({PAPER_MODEL}-Instruct "
         "on CodeWorkout / FalconCode): a reference for the direction of differences only; our "
         "default runs a small model on synthetic data, so absolute values are not comparable.",

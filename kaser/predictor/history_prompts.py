@@ -64,6 +64,7 @@ class BaselineParams:
     cache_file: str = "baseline_cache.sqlite"
     parastudent_max_pairs: int | None = 24
     parastudent_max_length: int = 2048
+    methods: tuple[str, ...] = ("student_sft", "icl", "persona", "parastudent")
 
     def __post_init__(self):
         if self.backend not in ("local", "openai"):
