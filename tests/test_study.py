@@ -1,0 +1,108 @@
+"""The CPU study (README "CPU study", `make study`): its settings meet issue 11's sizes and load
+into every stage's params, and its chain of stages (problem split, Student SFT and KASER only)
+runs end to end on a tiny model and writes what the study commits: evaluation.json with
+intervals, Holm-corrected tests and detectable effects, pair_scores.csv / problem_scores.csv from
+which every test is recomputed, and the "CPU study" part of the report. No result is claimed."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+from scipy.stats import ttest_rel
+
+from stage_runs import stage
+from test_ablate import ABLATE_PARAMS, workspace  # noqa: F401  (the fixture: cluster outputs = true errors)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def study_settings() -> dict[str, object]:
+    """The `-S key=value` settings of the Makefile's STUDY_SET, parsed as YAML values."""
+    text = (REPO / "Makefile").read_text()
+    block = re.search(r"^STUDY_SET := (.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
+    words = shlex.split(block)
+    pairs = [words[i + 1] for i, word in enumerate(words) if word == "-S"]
+    return {key: yaml.safe_load(value) for key, value in (pair.split("=", 1) for pair in pairs)}
+
+
+def apply(params: dict, settings: dict[str, object]) -> dict:
+    """params with each dotted key set, as `dvc exp run -S` does."""
+    for key, value in settings.items():
+        *path, last = key.split(".")
+        node = params
+        for part in path:
+            node = node[part]
+        assert last in node, f"{key} is not a params.yaml key"
+        node[last] = value
+    return params
+
+
+def test_study_settings_meet_the_issue_and_load():
+    from kaser.evaluation.scoring import EvaluateParams
+    from kaser.predictor.base_model import ModelParams
+    from kaser.predictor.grpo import GrpoParams
+    from kaser.predictor.history_prompts import BaselineParams
+    from kaser.predictor.sampling import GenerateParams
+    from kaser.predictor.sft import SftParams
+
+    params = apply(yaml.safe_load((REPO / "params.yaml").read_text()), study_settings())
+    sft, grpo = SftParams(**params["sft"]), GrpoParams(**params["grpo"])
+    generate, model = GenerateParams(**params["generate"]), ModelParams(**params["model"])
+    evaluate, baselines = EvaluateParams(**params["evaluate"]), BaselineParams(**params["baselines"])
+    assert sft.max_pairs >= 1000                                       # Student SFT on >= 1,000 pairs
+    assert grpo.max_pairs * grpo.epochs / grpo.prompts_per_step >= 50  # >= 50 GRPO optimizer steps
+    assert generate.max_pairs >= 300                                   # >= 300 test pairs
+    assert tuple(model.splits) == ("problem",) and len(model.folds) == 1       # one run, on unseen problems
+    assert set(evaluate.methods) == {"kaser", "student_sft"} and tuple(baselines.methods) == ("student_sft",)
+    # 6 test problems (30 / 5 folds) and ~180 first submissions each: the 300-pair draw leaves
+    # ~50 real submissions per problem, far above the 10 Table 3 needs
+    assert params["datasets"]["synthetic-python"]["problems"] // params["splits"]["folds"] == 6
+
+
+STUDY_TINY = ABLATE_PARAMS | {
+    "model": ABLATE_PARAMS["model"] | {"splits": ["problem"]},
+    "baselines": ABLATE_PARAMS["baselines"] | {"methods": ["student_sft"]},
+    "ablations": {"rewards": []},
+    "evaluate": {"methods": ["kaser", "student_sft"], "k_values": [1, 2],
+                 "embedding_model": "all-MiniLM-L6-v2", "max_codes_per_problem": 10},
+    "report": {"tsne_split": "problem", "tsne_max_points": 20, "seed": 0},
+    "datasets": {"toy": {"source": "synthetic", "language": "python"}},
+}
+
+
+@pytest.mark.slow
+def test_the_study_chain_runs_on_a_tiny_model(workspace):  # noqa: F811
+    (workspace / "params.yaml").write_text(yaml.safe_dump(STUDY_TINY))
+    for name, args in (("sft", ()), ("grpo", ()), ("generate", ("kaser",)), ("generate", ("student_sft",)),
+                       ("generate", ("icl",)), ("generate", ("persona",)), ("generate", ("parastudent",)),
+                       ("evaluate", ()), ("report", ())):
+        module = stage(name)
+        (module.dataset if name == "report" else module.main)("toy", *args)
+    # baselines left out of baselines.methods sample nothing
+    assert pl.read_parquet(workspace / "data/toy/predictions/icl.parquet").height == 0
+    reports = workspace / "reports/toy"
+    evaluation = json.loads((reports / "evaluation.json").read_text())
+    assert set(evaluation["methods"]) == {"kaser", "student_sft"}
+    assert evaluation["methods"]["kaser"]["per_problem_split"] == "problem"
+    pairs = pl.read_csv(reports / "pair_scores.csv")
+    problems = pl.read_csv(reports / "problem_scores.csv")
+    assert pairs.group_by("method").len()["len"].to_list() == [evaluation["methods"]["kaser"]["n_pairs"]] * 2
+    assert problems.height == 2 * evaluation["methods"]["kaser"]["n_problems"] > 0
+    # every test that has a p is recomputed from the CSV alone
+    test = evaluation["t_tests"]["student_sft"]["codebleu@2"]
+    wide = pairs.pivot("method", index=["fold", "student_id", "problem_id"], values="codebleu@2")
+    if test["p_value"] is not None:
+        assert ttest_rel(wide["kaser"], wide["student_sft"]).pvalue == pytest.approx(test["p_value"])
+        assert test["p_holm"] >= test["p_value"] and test["mde"] is not None
+    assert evaluation["correction"]["method"] == "holm"
+    section = (workspace / "reports/sections/toy.md").read_text()
+    assert "### CPU study" in section and "p (Holm)" in section
+    # the reward curve has every GRPO step
+    steps = pl.read_csv(reports / "grpo_rewards.csv")["step"].to_list()
+    assert steps == list(range(1, len(steps) + 1)) and steps
