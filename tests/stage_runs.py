@@ -4,6 +4,7 @@ models/base, a synthetic dataset with folds and a flat mastery table) and the st
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -53,5 +54,6 @@ def stage(name: str):
     """The module of stages/<name>.py (stages/ is not a package)."""
     spec = importlib.util.spec_from_file_location(f"stage_{name}", REPO / "stages" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # dataclasses of a stage with postponed annotations look it up
     spec.loader.exec_module(module)
     return module

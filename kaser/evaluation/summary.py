@@ -194,8 +194,8 @@ class MethodResult:
     def interval(self, metric: str, seed: int = 0) -> dict | None:
         """95% CI of one metric over its units pooled over folds (departure 3): {over, n, mean,
         low, high, method}; None when fewer than 2 units have a value."""
-        if metric.rsplit("_", 1)[-1] in SCORES and metric.rsplit("_", 1)[0] in {c.lower() for c in CATEGORIES}:
-            category, score = metric.rsplit("_", 1)
+        category, _, score = metric.rpartition("_")
+        if score in SCORES and category in {c.lower() for c in CATEGORIES}:
             counts = self.pairs.select(f"{category}_tp", f"{category}_fp", f"{category}_fn").to_numpy()
             bounds = bootstrap_ratio_intervals(counts, seed=seed)
             if bounds is None:
