@@ -106,3 +106,23 @@ def test_the_study_chain_runs_on_a_tiny_model(workspace):  # noqa: F811
     # the reward curve has every GRPO step
     steps = pl.read_csv(reports / "grpo_rewards.csv")["step"].to_list()
     assert steps == list(range(1, len(steps) + 1)) and steps
+
+
+def test_the_study_target_runs_python_stages_only():
+    """`make study` targets report@synthetic-python: everything it reruns is upstream of that
+    stage, and none of it is a Java stage (the 3-hour budget has no room for them)."""
+    import networkx as nx
+    from dvc.repo import Repo
+
+    text = (REPO / "Makefile").read_text()
+    target = re.search(r"dvc exp run -n cpu-study \$\(STUDY_SET\) (\S+)", text).group(1)
+    repo = Repo(str(REPO))
+    try:
+        graph = repo.index.graph
+        stage = next(s for s in graph if s.addressing == target)
+        upstream = {s.addressing for s in nx.descendants(graph, stage)} | {target}
+    finally:
+        repo.close()
+    assert {"sft@synthetic-python", "grpo@synthetic-python", "generate@synthetic-python",
+            "baselines@synthetic-python", "evaluate@synthetic-python"} <= upstream
+    assert not any("synthetic-java" in name for name in upstream)
