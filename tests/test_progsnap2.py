@@ -239,3 +239,60 @@ def test_prepare_stage_on_a_progsnap2_folder(tmp_path):
     assert submissions.height == 6 and submissions["correct"].sum() == 3
     metadata = json.loads((tmp_path / "data" / "ps" / "metadata.json").read_text())
     assert metadata["events"] == ["Submit"] and metadata["kc_backend"] == "derived"
+
+
+def test_openai_kc_backend_asks_once_and_caches(tmp_path, monkeypatch):
+    from test_llm import KEY_ENV, SECRET, FakeOpenAI
+    from kaser.llm import ChatClient, LLMConfig
+
+    fake = FakeOpenAI()
+    fake.thread.start()
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    root = zero_one_dialect(tmp_path / "raw")
+    cfg = LLMConfig(base_url=fake.url, api_key_env=KEY_ENV, backoff_s=0.001, max_retries=1)
+    try:
+        for _ in range(2):   # the second run is answered from the cache
+            with ChatClient(cfg, tmp_path / "cache.sqlite", progress=False) as client:
+                problems, _, choices = ingest(root, language="python", kcs="openai", llm=client)
+            assert problems["kcs"].to_list() == [["for loops", "string indexing"]]
+            assert choices["kc_backend"] == "openai"
+    finally:
+        fake.httpd.shutdown()
+        fake.httpd.server_close()
+    assert len(fake.requests) == 1
+    assert "def add(a, b)" in fake.requests[0]["prompt"]   # the correct code is shown
+
+
+@pytest.mark.parametrize("code, language, expected", [
+    # nested loops over a list, an accumulator
+    ("def f(xs):\n    n = 0\n    for a in xs:\n        for b in xs:\n            n += a * b\n    return n",
+     "python", {"For", "NestedFor", "Math+-*/", "Variables"}),
+    # string indexing and a character comparison; a text-like parameter name
+    ("def f(word):\n    return word[0] == 'a' and len(word) > 2", "python",
+     {"StringIndex", "CharEqual", "StringLen", "LogicAndNotOr", "LogicCompareNum"}),
+    # recursion with a conditional
+    ("def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)", "python",
+     {"If/Else", "LogicCompareNum", "Math+-*/", "Recursion"}),
+    # Java: a while loop with modulo, an early return, a boolean flag
+    ("boolean f(int n) {\n  boolean seen = false;\n  while (n > 0) {\n    if (n % 10 == 7) return true;\n"
+     "    n = n / 10;\n  }\n  return seen;\n}", "java",
+     {"While", "If/Else", "Math%", "Math+-*/", "LogicCompareNum", "LogicBoolean", "Return", "Variables"}),
+    # Java: String equality and concatenation, an array index
+    ("String f(String[] words, String w) {\n  if (words[0].equals(w)) return w + \"!\";\n  return \"\";\n}",
+     "java", {"If/Else", "ArrayIndex", "StringEqual", "StringConcat"}),
+])
+def test_constructs_from_syntax_trees(code, language, expected):
+    from kaser.data.derived_kcs import constructs
+    assert constructs(code, language) == expected
+
+
+def test_derived_kcs_need_a_share_of_the_correct_codes_and_rank_by_idf():
+    from kaser.data.derived_kcs import derive_problem_kcs
+    loop = "def f(n):\n    t = 0\n    for i in range(n):\n        t += i % 3\n    return t"
+    plain = "def g(n):\n    return n % 2 == 0"
+    kcs = derive_problem_kcs([("loop", [loop, loop, plain]), ("plain", [plain]), ("p3", [plain])],
+                             "python", share=0.5, max_kcs=2)
+    # modulo is in every problem, so it ranks below the loop problem's own constructs (for,
+    # arithmetic, a variable: equal scores, ties by construct name)
+    assert kcs["loop"] == ["arithmetic", "for loops"]
+    assert kcs["plain"] == ["modulo", "numeric comparison"]
