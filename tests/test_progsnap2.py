@@ -296,3 +296,17 @@ def test_derived_kcs_need_a_share_of_the_correct_codes_and_rank_by_idf():
     # arithmetic, a variable: equal scores, ties by construct name)
     assert kcs["loop"] == ["arithmetic", "for loops"]
     assert kcs["plain"] == ["modulo", "numeric comparison"]
+
+
+def test_reference_from_later_attempts_and_stray_backslash_removed(tmp_path):
+    root = zero_one_dialect(tmp_path)
+    # s3 gets it wrong first, then right with a code ending in the export's stray backslash
+    write_csv(root / "MainTable.csv", ["EventType", "Order", "SubjectID", "ProblemID", "CodeStateID", "Correct"],
+              [["Submit", 1, "s3", "add", "2", "FALSE"], ["Submit", 2, "s3", "add", "3", "TRUE"]])
+    write_csv(root / "CodeState.csv", ["CodeStateID", "Code"],
+              [["2", ADD_WRONG + "\\"], ["3", ADD.strip() + "\\"]])
+    problems, submissions, choices = ingest(root, language="python")
+    assert submissions["code"].to_list() == [ADD_WRONG]       # the stray backslash is gone
+    assert choices["stray_backslashes_removed"] == 1
+    # nobody's first submission is correct, yet the later correct attempt is the reference
+    assert problems["reference"].to_list() == [ADD.strip()]

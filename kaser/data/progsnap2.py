@@ -18,6 +18,11 @@ What the standard and its dialects allow, and what is read:
 - The language comes from `ToolInstances` ("ITAP; Python", "Java 8; CodeWorkout") or `language`.
 - Events are ordered by `Order`, else `ServerTimestamp` (ties broken by file order), and the
   first submission per (student, problem) is kept, numbered per student, as for CodeWorkout.
+- A backslash ending a program (an export artifact: ITAP's codes end in `\"` where the writer
+  escaped the closing quote) is removed and counted; no program can end in a line continuation.
+- A problem's `reference` is the correct code the most students submitted at any attempt (the
+  log's later attempts included), so the static annotator can test a problem whose first
+  submissions are all wrong against a correct peer; null where nobody solved it.
 Every choice made from the data is printed once (`report`); every refusal is one
 `kaser.InputError` naming file, column and row.
 
@@ -54,6 +59,9 @@ SUBMISSION_EVENTS = ("Submit", "Project.Submit", "Run.Program")
 CODE_TABLES = ("CodeStates/CodeStates.csv", "CodeStates.csv", "CodeState.csv")
 TRUE_WORDS, FALSE_WORDS = ("true", "1", "1.0", "yes"), ("false", "0", "0.0", "no")
 MISSING_WORDS = ("", "na", "nan", "null", "none")
+# a backslash ending a program: left by exports that escaped the closing quote (`...x*2\"`); no
+# Python or Java program can end in one, so it is removed (and counted)
+STRAY_BACKSLASH = r"\\\s*$"
 ID_COLUMNS, STATEMENT_COLUMNS, KC_COLUMNS = (("problem_id", "ProblemID", "id"),
                                             ("statement", "Requirement", "prompt"), ("kcs", "KCs"))
 
@@ -199,11 +207,35 @@ def read_events(root, *, events: Sequence[str] | None = None, score_threshold: f
     first = _code_for(_first_attempts(runs, order), "CodeStateID", path,
                       _scan_csv(codes_path, ("CodeStateID", "Code")), "CodeStateID", "Code",
                       codes_path)
+    first = first.join(_references(runs, path, codes_path), on="problem_id", how="left")
+    stray = first["code"].str.contains(STRAY_BACKSLASH)
+    choices["stray_backslashes_removed"] = int(stray.sum())
+    first = first.with_columns(pl.col("code").str.replace(STRAY_BACKSLASH, ""))
     report(f"progsnap2: submissions are {', '.join(kinds)} events; correctness from "
            f"{choices['correctness']}; {choices['left_out_unscored']} such events without a "
            f"value left out; problems keyed by {choices['problem_key']}; language "
-           f"{choices['language']}; order by {choices['order']}; code from {codes_path.name}")
+           f"{choices['language']}; order by {choices['order']}; code from {codes_path.name} "
+           f"({choices['stray_backslashes_removed']} first submissions ended in a stray backslash, "
+           "removed)")
     return first, choices["language"], choices
+
+
+def _references(runs: pl.DataFrame, path, codes_path) -> pl.DataFrame:
+    """problem_id -> reference: of every correct submission in the log (not only first ones),
+    the code the most students submitted (ties: the earliest in the file), so that a problem
+    whose first submissions are all wrong still has a program to test against."""
+    correct = runs.filter(pl.col("score") == 1.0).select("student_id", "problem_id", "CodeStateID", ROW)
+    if correct.is_empty():
+        return pl.DataFrame(schema={"problem_id": pl.String, "reference": pl.String})
+    coded = _code_for(correct, "CodeStateID", path, _scan_csv(codes_path, ("CodeStateID", "Code")),
+                      "CodeStateID", "Code", codes_path)
+    coded = coded.with_columns(pl.col("code").str.replace_all("\r\n?", "\n")
+                               .str.replace(STRAY_BACKSLASH, "").str.strip_chars())
+    votes = (coded.group_by("problem_id", "code").agg(pl.col("student_id").n_unique().alias("n"),
+                                                      pl.col(ROW).min().alias("first"))
+             .sort(["problem_id", "n", "first"], descending=[False, True, False]))
+    return votes.unique("problem_id", keep="first", maintain_order=True).select(
+        "problem_id", pl.col("code").alias("reference"))
 
 
 # ---------------------------------------------------------------------------- problems
@@ -310,9 +342,11 @@ def ingest_progsnap2(root, problems_file=None, *, events: Sequence[str] | None =
     report(f"progsnap2: {unstated} of {len(ids)} problems without a statement (signature from the "
            f"submissions); KCs of {len(need_kcs)} derived ({kcs})"
            + ("" if not problems_file else f"; problem table {problems_file}"))
+    references = dict(first.select("problem_id", "reference").unique("problem_id").iter_rows())
     problems = pl.DataFrame({"problem_id": ids, "language": language,
                              "statement": [statements[p] for p in ids],
-                             "kcs": [kc_lists[p] for p in ids], "tests": None, "reference": None},
+                             "kcs": [kc_lists[p] for p in ids], "tests": None,
+                             "reference": [references.get(p) or None for p in ids]},
                             schema=PROBLEM_SCHEMA)
     return problems, submissions, choices
 
