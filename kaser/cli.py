@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--mastery", help='one profile, e.g. "loops=0.2,conditionals=0.8"')
     who.add_argument("--population", type=int, help="simulate a class of N students drawn from training data")
     p.add_argument("--dataset", default="synthetic-java", help="dataset whose trained adapter and profiles to use")
+    p.add_argument("--reference", default=None,
+                   help="a model solution (file): predicted codes are tested against it on generated "
+                        "inputs, so runtime and logical errors are found")
+    p.add_argument("--tests", default=None,
+                   help='JSON file [{"input": [args...], "expected": value}, ...]: test cases to run')
     p.add_argument("-k", type=int, default=5, help="samples per profile")
     p.add_argument("--out", required=True, help="folder for simulation.json and simulation.md")
     p.add_argument("--params", default="params.yaml")
