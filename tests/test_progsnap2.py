@@ -153,10 +153,11 @@ def test_correct_as_zero_one_with_language_flag(tmp_path):
 def test_problem_table_gives_statements_and_kcs(tmp_path):
     root = zero_one_dialect(tmp_path)
     write_csv(tmp_path / "problems.csv", ["id", "statement", "kcs"],
-              [["add", "Return a plus b.", "arithmetic; functions"]])
+              [["add", "Return a plus b.", "arithmetic; functions"], ["sub", "Nobody tried.", ""]])
     problems, _, choices = ingest(root, problems_file=tmp_path / "problems.csv", language="python")
     assert problems.select("statement", "kcs").row(0) == ("Return a plus b.", ["arithmetic", "functions"])
     assert choices["kc_backend"] == "problem table"
+    assert choices["table_rows_without_submissions"] == ["sub"]   # reported, not an error
     openpyxl = pytest.importorskip("openpyxl")
     book = openpyxl.Workbook()
     book.active.append(["ProblemID", "Requirement"])
@@ -310,3 +311,18 @@ def test_reference_from_later_attempts_and_stray_backslash_removed(tmp_path):
     assert choices["stray_backslashes_removed"] == 1
     # nobody's first submission is correct, yet the later correct attempt is the reference
     assert problems["reference"].to_list() == [ADD.strip()]
+
+
+@pytest.mark.parametrize("header, rows, pattern", [
+    # no id column at all
+    (["name", "statement"], [["add", "x"]], r"problems.csv: column problem_id: no id column"),
+    # an id given twice
+    (["id", "statement"], [["add", "x"], ["add", "y"]], r"problems.csv: column id, row 2: duplicate id"),
+    # neither statements nor KCs
+    (["id", "notes"], [["add", "x"]], r"problems.csv: column statement: neither a statement"),
+])
+def test_malformed_problem_table(tmp_path, header, rows, pattern):
+    root = zero_one_dialect(tmp_path / "raw")
+    write_csv(tmp_path / "problems.csv", header, rows)
+    with pytest.raises(InputError, match=pattern):
+        ingest(root, problems_file=tmp_path / "problems.csv", language="python")

@@ -336,12 +336,14 @@ def ingest_progsnap2(root, problems_file=None, *, events: Sequence[str] | None =
                            for pid in need_kcs], language, backend=kcs, llm=llm)
     kc_lists.update(derived)
     unstated = sum(1 for pid in ids if not table.get(pid, {}).get("statement"))
+    choices["table_rows_without_submissions"] = sorted(set(table) - set(ids))
     choices.update({"source": "progsnap2", "kc_backend": kcs if need_kcs else "problem table",
                     "problems_without_statement": unstated,
                     "problems_with_derived_kcs": len(need_kcs)})
     report(f"progsnap2: {unstated} of {len(ids)} problems without a statement (signature from the "
            f"submissions); KCs of {len(need_kcs)} derived ({kcs})"
-           + ("" if not problems_file else f"; problem table {problems_file}"))
+           + ("" if not problems_file else f"; problem table {problems_file}, "
+              f"{len(choices['table_rows_without_submissions'])} of its ids not in the log"))
     references = dict(first.select("problem_id", "reference").unique("problem_id").iter_rows())
     problems = pl.DataFrame({"problem_id": ids, "language": language,
                              "statement": [statements[p] for p in ids],
