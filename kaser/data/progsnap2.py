@@ -377,6 +377,12 @@ def ingest_command(args) -> None:
     the named releases in kaser.data.ingest."""
     from kaser.data.contracts import dataset_counts, write_dataset
     if args.format != "progsnap2":
+        given = [flag for flag, value, default in (
+            ("--events", args.events, None), ("--language", args.language, None),
+            ("--score-threshold", args.score_threshold, 1.0), ("--kcs", args.kcs, "derived"))
+            if value != default]
+        if given:
+            raise InputError(f"{', '.join(given)} apply to progsnap2 only")
         from kaser.data import ingest
         return ingest.ingest_command(args)
     if args.kc_file:
