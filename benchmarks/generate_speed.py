@@ -2,7 +2,7 @@
 
 Uses the materialised default base model (models/base/, from `dvc repro base_model`) when it is
 there, else a tiny random model (so the benchmark always runs; its speedup says less). Builds the
-student prompts of 8 synthetic Java problems (kaser.data.synth.bank_java), samples K=2 completions of
+student prompts of 8 synthetic Java problems (kaser.data.synth.bank), samples K=2 completions of
 48 new tokens per prompt with the paper's decoding (temperature 0.7, top_k 40, repetition
 penalty 1.1) once with all 8 prompts in one batch and once with batch size 1, counts the
 generated tokens (re-tokenised completions) and prints tokens/s of each and, as its last line,
@@ -21,7 +21,7 @@ from pathlib import Path
 from kaser.predictor.base_model import load_model
 from kaser.predictor.sampling import GenerateParams, generate_batched
 from kaser.predictor.prompt import build_prompt_text
-from kaser.data.synth.bank_java import PROBLEMS
+from kaser.data.synth.bank import load_bank
 
 DEFAULT_FOLDER = Path("models/base")
 N_PROMPTS, K, NEW_TOKENS = 8, 2, 48
@@ -51,7 +51,7 @@ def main() -> None:
     rng = random.Random(0)
     prompts = [build_prompt_text(tokenizer, p.statement, list(p.kcs),
                                  [rng.random() for _ in p.kcs], "java")
-               for p in PROBLEMS[:N_PROMPTS]]
+               for p in load_bank("java")[:N_PROMPTS]]
     generate_batched(model, tokenizer, prompts[:1], GenerateParams(k=1, max_new_tokens=4),
                      desc="warm-up")
     batched = tokens_per_second(model, tokenizer, prompts, batch_size=N_PROMPTS)

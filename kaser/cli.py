@@ -11,7 +11,9 @@
 
 Each subcommand is one function `name(args) -> None` in the module that does the work; the table
 below maps command names to them, imported only when used so `kaser --help` stays fast.
-Bad input raises `kaser.InputError`, printed here as one line with exit status 2.
+Bad input raises `kaser.InputError`, printed here as one line with exit status 2. Ctrl-C prints
+one line and exits with status 130; nothing half-written is left as an output, and LLM answers
+received so far are in the cache, so the same command resumes without asking them again.
 """
 
 from __future__ import annotations
@@ -109,6 +111,10 @@ def main(argv: list[str] | None = None) -> None:
     except InputError as err:
         print(f"kaser {args.command}: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print(f"kaser {args.command}: interrupted; run the same command again to resume "
+              "(LLM answers received so far are cached)", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

@@ -17,6 +17,13 @@ against api.openai.com is reused behind a proxy and can be pushed to / pulled fr
 - An answer that `parse` rejects (`MalformedAnswer`) is asked again up to `malformed_retries`
   times, then returned as a failed `Reply`, never raised. Failures are not cached, so a rerun
   tries them again.
+- A server answer that is not a chat completion (a 200 whose body is not JSON, an HTML page, no
+  `choices`, content that is not text, a `usage` that is not token counts) is a malformed answer
+  too: asked again, then a failed `Reply` whose `failure` says what was wrong. We read the body
+  ourselves (`read_completion`) instead of trusting the openai client's lenient model objects.
+- Ctrl-C stops the batch: the queue is dropped, no retry is started, and the requests already
+  sent are awaited (at most timeout_s), so their paid answers land in the cache and a rerun asks
+  nothing twice; then KeyboardInterrupt propagates to the caller (the CLI prints one line).
 - Rate limits (429), server errors (5xx), timeouts and dropped connections are retried with
   exponential backoff and jitter (our own loop; the openai client's retries are off so that the
   policy and its timing are ours and testable). A refused key, permission or unknown model/URL
@@ -41,7 +48,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -201,8 +208,99 @@ def parse_json_answer(text: str, schema: dict[str, Any]) -> Any:
         value = json.loads(body)
     except json.JSONDecodeError as err:
         raise MalformedAnswer(f"not JSON ({err.msg} at char {err.pos}): {text[:80]!r}") from None
+    except RecursionError:
+        raise MalformedAnswer("JSON nested too deeply") from None
     check_schema(value, schema)
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Server answers
+
+def _preview(body: bytes | str, size: int = 60) -> str:
+    text = body.decode("utf8", "replace") if isinstance(body, bytes) else body
+    return repr(" ".join(text.split())[:size])
+
+
+def _json_type(value: Any) -> str:
+    """
+    >>> _json_type([]), _json_type(1.5), _json_type(None)
+    ('an array', 'a number', 'null')
+    """
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def read_completion(body: bytes) -> tuple[dict[str, Any], int, int]:
+    """(completion, prompt tokens, completion tokens) of a 200 answer's raw body.
+
+    A body that is not a JSON object, or a `usage` that is present but not two token counts,
+    raises MalformedAnswer. A missing `usage` counts as 0 tokens (some servers leave it out).
+
+    >>> read_completion(b'{"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}')
+    ({'choices': [], 'usage': {'prompt_tokens': 3, 'completion_tokens': 2}}, 3, 2)
+    >>> read_completion(b'<html>502 Bad Gateway</html>')
+    Traceback (most recent call last):
+    kaser.llm.MalformedAnswer: server answer is not JSON: '<html>502 Bad Gateway</html>'
+    >>> read_completion(b'{"choices": [], "usage": "lots"}')
+    Traceback (most recent call last):
+    kaser.llm.MalformedAnswer: server answer: usage is a string, not token counts
+    """
+    try:
+        completion = json.loads(body)
+    except ValueError:   # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8
+        raise MalformedAnswer(f"server answer is not JSON: {_preview(body)}") from None
+    except RecursionError:
+        raise MalformedAnswer("server answer is JSON nested too deeply") from None
+    if not isinstance(completion, dict):
+        raise MalformedAnswer(f"server answer is JSON but {_json_type(completion)}, not an object")
+    usage = completion.get("usage")
+    if usage is None:
+        return completion, 0, 0
+    if not isinstance(usage, dict):
+        raise MalformedAnswer(f"server answer: usage is {_json_type(usage)}, not token counts")
+    tokens = []
+    for name in ("prompt_tokens", "completion_tokens"):
+        count = usage.get(name)
+        if count is None:
+            count = 0
+        if isinstance(count, float) and count.is_integer():
+            count = int(count)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise MalformedAnswer(f"server answer: usage.{name} is {_preview(json.dumps(count))}, "
+                                  "not a token count")
+        tokens.append(count)
+    return completion, tokens[0], tokens[1]
+
+
+def completion_text(completion: dict[str, Any]) -> str:
+    """The text of the first choice; MalformedAnswer when there is none or it is not text.
+
+    >>> completion_text({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]})
+    'hi'
+    >>> completion_text({"choices": [{"message": {"content": 42}}]})
+    Traceback (most recent call last):
+    kaser.llm.MalformedAnswer: server answer: choices[0].message.content is a number, not text
+    """
+    choices = completion.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = completion.get("error")
+        if error is not None:   # some proxies report errors with status 200
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise MalformedAnswer(f"server answer is an error: {_preview(str(message), 120)}")
+        raise MalformedAnswer("server answer has no choices")
+    choice = choices[0]
+    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+        raise MalformedAnswer("server answer: choices[0] has no message object")
+    if choice.get("finish_reason") == "length":
+        raise MalformedAnswer("answer cut off at the token limit")
+    content = choice["message"].get("content")
+    if content is None or content == "":
+        raise MalformedAnswer("empty answer")
+    if not isinstance(content, str):
+        raise MalformedAnswer(f"server answer: choices[0].message.content is "
+                              f"{_json_type(content)}, not text")
+    return content
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,7 +476,7 @@ class ChatClient:
             if stop.is_set():
                 return None
             try:
-                return self._from_server(key, request)
+                return self._from_server(key, request, stop)
             except BaseException:
                 stop.set()
                 raise
@@ -386,11 +484,16 @@ class ChatClient:
         pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
         try:
             futures = {pool.submit(work, key, request): key for key, request in missing.items()}
-            for future in as_completed(futures):
-                reply = future.result()  # re-raises the error that stopped the run
-                if reply is not None:
-                    replies[futures[future]] = reply
-                    bar.update(waiting[futures[future]])
+            pending = set(futures)
+            while pending:
+                # a timed wait: the kernel may hand Ctrl-C to any thread, and the main thread
+                # acts on it only when it runs, so it must not sleep until the next answer
+                done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                for future in done:
+                    reply = future.result()  # re-raises the error that stopped the run
+                    if reply is not None:
+                        replies[futures[future]] = reply
+                        bar.update(waiting[futures[future]])
         finally:
             # drop the queue; answers already in flight still land in the cache
             stop.set()
@@ -427,18 +530,23 @@ class ChatClient:
             # stored under an older parser that accepted it; ask again and overwrite
             return None
 
-    def _from_server(self, key: str, request: ChatRequest) -> Reply:
+    def _from_server(self, key: str, request: ChatRequest,
+                     stop: threading.Event | None = None) -> Reply:
+        """The server's parsed answer, or a failed Reply; `stop` set (Ctrl-C) ends the retries."""
         tries = 1 + self.cfg.malformed_retries
         problem = ""
-        for _ in range(tries):
+        for attempt in range(tries):
+            if attempt and stop is not None and stop.is_set():
+                return Reply(failure=f"stopped (interrupted) after a malformed answer: {problem}")
             try:
-                text, prompt_tokens, completion_tokens = self._complete(request.messages)
+                text, prompt_tokens, completion_tokens = self._complete(request.messages, stop)
                 value = request.parse(text)
             except _GaveUp as err:
                 log.warning("llm: no answer for a %s prompt: %s", request.prompt_version, err)
                 return Reply(failure=str(err))
-            except MalformedAnswer as err:
-                problem = str(err)
+            except (MalformedAnswer, RecursionError) as err:   # deep JSON can exhaust a parser
+                problem = (str(err) if isinstance(err, MalformedAnswer)
+                           else "answer nested too deeply")
                 log.info("llm: malformed answer (%s), asking again", problem)
                 continue
             self.cache.put(key, self.cfg.model, request.prompt_version, text,
@@ -461,17 +569,26 @@ class ChatClient:
                                              timeout=self.cfg.timeout_s, max_retries=0)
             return self._openai
 
-    def _complete(self, messages: Sequence[dict[str, str]]) -> tuple[str, int, int]:
+    def _complete(self, messages: Sequence[dict[str, str]],
+                  stop: threading.Event | None = None) -> tuple[str, int, int]:
         """(text, prompt tokens, completion tokens) of one completion; transient errors retried."""
         client = self._client()
         last_error: Exception | None = None
         for attempt in range(1 + self.cfg.max_retries):
             if attempt:
-                time.sleep(self._backoff(attempt, last_error))
+                delay = self._backoff(attempt, last_error)
+                if stop is None:
+                    time.sleep(delay)
+                elif stop.wait(delay):   # interrupted while waiting: no more tries
+                    raise _GaveUp(f"stopped (interrupted) while retrying after "
+                                  f"{type(last_error).__name__}")
             self._meter.add(requests=1)
             try:
-                completion = client.chat.completions.create(
+                # the raw body: the openai client would hand back a str for an HTML page and
+                # unvalidated objects for a malformed completion
+                raw = client.chat.completions.with_raw_response.create(
                     model=self.cfg.model, messages=list(messages), **self.cfg.decoding())
+                body = raw.http_response.content
             except _CONFIG_ERRORS as err:
                 raise InputError(
                     f"the server refused the request (HTTP {err.status_code}): check the key in "
@@ -482,16 +599,11 @@ class ChatClient:
                 continue
             except openai.APIStatusError as err:  # other 4xx: this prompt, not the setup
                 raise _GaveUp(f"HTTP {err.status_code}: {err.message}") from None
-            usage = completion.usage
-            prompt_tokens = usage.prompt_tokens if usage else 0
-            completion_tokens = usage.completion_tokens if usage else 0
+            except openai.APIError as err:        # anything else the client reports
+                raise _GaveUp(f"{type(err).__name__}: {err}") from None
+            completion, prompt_tokens, completion_tokens = read_completion(body)
             self._meter.add(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-            choice = completion.choices[0] if completion.choices else None
-            if choice is not None and choice.finish_reason == "length":
-                raise MalformedAnswer("answer cut off at the token limit")
-            if choice is None or not choice.message.content:
-                raise MalformedAnswer("empty answer")
-            return choice.message.content, prompt_tokens, completion_tokens
+            return completion_text(completion), prompt_tokens, completion_tokens
         status = getattr(last_error, "status_code", None)
         raise _GaveUp(f"{f'HTTP {status}' if status else type(last_error).__name__} "
                       f"after {1 + self.cfg.max_retries} tries")

@@ -7,12 +7,15 @@ backend, `llm`; data/<ds>/problems.parquet and submissions.parquet. Writes
 data/<ds>/annotations.parquet, data/<ds>/llm_cache.sqlite (empty with the static backend; a
 persistent output either way) and reports/<ds>/annotation_quality.json (precision / recall / F1
 against the true errors on synthetic data; counts only on real data). See kaser.errors.annotate.
+Bad input, or an LLM run where every prompt failed: one line, exit 2; Ctrl-C: one line, exit 130
+(answers received so far stay in the cache, so a rerun resumes).
 """
 
 import json
 import sys
 from pathlib import Path
 
+from kaser import InputError
 from kaser.errors.annotate import annotate_folder, counts_line, quality_line
 
 
@@ -29,4 +32,14 @@ def main(dataset: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: python stages/annotate.py <dataset name from params.yaml>")
+    try:
+        main(sys.argv[1])
+    except InputError as err:
+        print(f"annotate: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print("annotate: interrupted; run it again to resume (LLM answers received so far are "
+              "cached)", file=sys.stderr)
+        raise SystemExit(130) from None

@@ -29,25 +29,25 @@ from kaser.predictor.history_prompts import BaselineParams
 from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 from kaser.llm import LLMConfig
+from kaser.methods import METHODS
 from kaser.predictor.base_model import ModelParams, adapter_path
 from kaser.predictor.baselines import predict_baseline
 from kaser.predictor.sampling import GenerateParams, predict, predict_runs
 
 PARAMS = "params.yaml"
-ADAPTERS = {"student_sft": "sft", "kaser": "grpo", "icl": None, "persona": None,
-            "parastudent": "parastudent"}
-STUDENT_PROMPT = ("student_sft", "kaser")
 
 
 def main(dataset: str, method: str) -> None:
-    if method not in ADAPTERS:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(ADAPTERS)}")
+    sampled = [m.name for m in METHODS.values() if m.role != "ablation"]   # ablations: stages/ablate.py
+    if method not in sampled:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(sampled)}")
+    adapter = METHODS[method].adapter
     folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     params = load_section(PARAMS, "generate", GenerateParams)
-    if method in STUDENT_PROMPT:
+    if METHODS[method].prompt == "student":
         def predict_run(split, fold, pairs):
-            return predict("models/base", adapter_path(dataset, ADAPTERS[method], split, fold),
+            return predict("models/base", adapter_path(dataset, adapter, split, fold),
                            pairs, params, method, model.dtype)
     else:
         baselines = load_section(PARAMS, "baselines", BaselineParams)
@@ -55,10 +55,10 @@ def main(dataset: str, method: str) -> None:
         problems, submissions = read_dataset(folder)
 
         def predict_run(split, fold, pairs):
-            adapter = adapter_path(dataset, ADAPTERS[method], split, fold) if ADAPTERS[method] else None
             return predict_baseline(method, pairs, problems, submissions, baselines, params, llm=llm,
                                     model_id=model.base, cache_path=folder / baselines.cache_file,
-                                    adapter=adapter, dtype=model.dtype)
+                                    adapter=adapter_path(dataset, adapter, split, fold) if adapter else None,
+                                    dtype=model.dtype)
     predictions = predict_runs(folder, model.runs(), params, predict_run)
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,9 @@
     python stages/report.py                  # reports/README.md from the sections of every
                                              #   dataset in params.yaml `datasets`
 
+reports/<ds>/headline.json is the dataset's ~15 headline numbers, the DVC metrics file
+(kaser.evaluation.headline): `dvc metrics show`, `dvc exp show --only-changed`.
+
 Reads params.yaml `report` (and `evaluate` for the embedding model and methods), and per dataset
 reports/<ds>/evaluation.json (evaluate stage, required), data/<ds>/predictions/ (t-SNE codes),
 and where present reports/<ds>/{annotation_quality.json, knowledge.json, mastery.png,
@@ -25,6 +28,7 @@ import polars as pl
 from kaser import InputError
 from kaser.config import load_section, read_params
 from kaser.evaluation.scoring import EvaluateParams, prediction_path
+from kaser.evaluation.headline import headline_metrics
 from kaser.evaluation.report import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
                              readme)
 
@@ -96,9 +100,12 @@ def dataset(name: str) -> None:
     (reports / "grpo_rewards.csv").write_text(report.rewards_csv)
     for file_name, figure in report.figures.items():
         figure.savefig(reports / file_name, dpi=120)
+    headline = headline_metrics(evaluation, inputs.annotation_quality, inputs.knowledge)
+    (reports / "headline.json").write_text(json.dumps(headline, indent=1) + "\n")
     SECTIONS.mkdir(parents=True, exist_ok=True)
     (SECTIONS / f"{name}.md").write_text(report.section)
-    print(f"report: wrote {reports}/tsne.png, reward_curves.png, grpo_rewards.csv, {SECTIONS}/{name}.md")
+    print(f"report: wrote {reports}/tsne.png, reward_curves.png, grpo_rewards.csv, headline.json, "
+          f"{SECTIONS}/{name}.md")
 
 
 def readme_file() -> None:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -41,10 +48,24 @@ def folder(tmp_path_factory):
     return path
 
 
-def params(tmp_path, url="http://127.0.0.1:9/v1"):
+REPO = Path(__file__).resolve().parents[1]
+
+
+def params(tmp_path, url="http://127.0.0.1:9/v1", extra_llm=""):
     path = tmp_path / "params.yaml"
-    path.write_text(PARAMS.format(url=url, key=KEY_ENV))
+    path.write_text(PARAMS.format(url=url, key=KEY_ENV) + extra_llm)
     return path
+
+
+def copy_dataset(folder, target):
+    target.mkdir(parents=True)
+    for name in ("problems.parquet", "submissions.parquet"):
+        (target / name).write_bytes((folder / name).read_bytes())
+    return target
+
+
+def incorrect(folder) -> int:
+    return int((~pl.read_parquet(folder / "submissions.parquet")["correct"]).sum())
 
 
 def test_static_backend_end_to_end(folder, tmp_path, capsys):
@@ -71,10 +92,7 @@ def test_static_backend_end_to_end(folder, tmp_path, capsys):
 
 def test_openai_backend_end_to_end(folder, tmp_path, server, monkeypatch, capsys):  # noqa: F811
     monkeypatch.setenv(KEY_ENV, SECRET)
-    copy = tmp_path / "data"
-    copy.mkdir()
-    for name in ("problems.parquet", "submissions.parquet"):
-        (copy / name).write_bytes((folder / name).read_bytes())
+    copy = copy_dataset(folder, tmp_path / "data")
     main(["annotate", str(copy), "--backend", "openai", "--params", str(params(tmp_path, server.url))])
     annotations = pl.read_parquet(copy / "annotations.parquet")
     submissions = pl.read_parquet(copy / "submissions.parquet")
@@ -85,6 +103,82 @@ def test_openai_backend_end_to_end(folder, tmp_path, server, monkeypatch, capsys
     assert "openai" in capsys.readouterr().out
     main(["annotate", str(copy), "--backend", "openai", "--params", str(params(tmp_path, server.url))])
     assert len(server.prompts()) == wrong            # second run: every answer from the cache
+
+
+def test_every_prompt_failed_exits_2_with_one_line(folder, tmp_path, server, monkeypatch,  # noqa: F811
+                                                  capsys):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    copy = copy_dataset(folder, tmp_path / "data")
+    server.answer_with = "BODY_HTML"     # every answer is a proxy's error page
+    with pytest.raises(SystemExit) as exit_info:
+        main(["annotate", str(copy), "--backend", "openai", "--params", str(params(tmp_path, server.url))])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(
+        f"kaser annotate: error: all {incorrect(folder)} prompts failed (first: malformed answer 3 "
+        "times; last: server answer is not JSON: '<html>")
+    assert not (copy / "annotations.parquet").exists()
+    assert len(server.requests) == 3 * incorrect(folder)      # each asked 1 + malformed_retries times
+
+
+def test_annotate_stage_every_prompt_failed_exits_2_with_one_line(folder, tmp_path, server):  # noqa: F811
+    copy_dataset(folder, tmp_path / "data" / "tiny")
+    params(tmp_path, server.url).write_text(
+        PARAMS.format(url=server.url, key=KEY_ENV).replace("backend: static", "backend: openai"))
+    server.answer_with = "USAGE_STRING"
+    done = subprocess.run([sys.executable, str(REPO / "stages" / "annotate.py"), "tiny"], cwd=tmp_path,
+                          env={**os.environ, KEY_ENV: SECRET, "PYTHONPATH": str(REPO)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"annotate: error: all {incorrect(folder)} prompts failed (first: malformed answer 3 times; "
+        "last: server answer: usage is a string, not token counts)")
+    assert not (tmp_path / "data" / "tiny" / "annotations.parquet").exists()
+
+
+def test_ctrl_c_stops_cleanly_and_the_rerun_pays_no_prompt_twice(folder, tmp_path, server,  # noqa: F811
+                                                                 monkeypatch, capsys):
+    copy = copy_dataset(folder, tmp_path / "data")
+    settings = params(tmp_path, server.url, extra_llm="  max_concurrency: 2\n")
+    command = ["annotate", str(copy), "--backend", "openai", "--params", str(settings)]
+    server.hold_after = 3   # 3 answers, then the next 2 requests (one per worker) wait in flight
+    run = subprocess.Popen([sys.executable, "-m", "kaser.cli", *command], cwd=tmp_path,
+                           env={**os.environ, KEY_ENV: SECRET, "PYTHONPATH": str(REPO)},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while server.received < 5:
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.05)
+        run.send_signal(signal.SIGINT)   # Ctrl-C while 2 requests are in flight
+        time.sleep(1.5)
+        server.release.set()             # ... whose answers arrive after it
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == ("kaser annotate: interrupted; run the same command again "
+                                            "to resume (LLM answers received so far are cached)")
+    assert not (copy / "annotations.parquet").exists()
+    answered = server.prompts(status=200)
+    # the run stopped early, and every answer paid for (in flight ones included) is in the cache
+    assert server.received == 5 and len(answered) == 5 < incorrect(folder)
+    with sqlite3.connect(copy / "llm_cache.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 5
+
+    server.hold_after = None
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    main(command)
+    assert "interrupted" not in capsys.readouterr().err
+    annotations = pl.read_parquet(copy / "annotations.parquet")
+    assert annotations["status"].value_counts().sort("status").rows() == [
+        ("ok", incorrect(folder)), ("skipped-correct", annotations.height - incorrect(folder))]
+    # over both runs every prompt was paid for exactly once
+    paid = Counter(server.prompts(status=200))
+    assert len(paid) == incorrect(folder) and set(paid.values()) == {1}
 
 
 @pytest.mark.parametrize("predicted, truth, overall", [

@@ -1,4 +1,5 @@
-"""The synthetic problem banks: shape of every problem, and every reference passes every test.
+"""The synthetic problem bank: its data files join into well-formed problems, and every reference
+passes every test.
 
     python -m pytest tests/test_bank.py            # structure + Python references
     python -m pytest tests/test_bank.py -m java    # Java references (needs javac)
@@ -15,12 +16,13 @@ import re
 import shutil
 
 import pytest
+import yaml
 
+from kaser import InputError
 from kaser.code import sandbox
-from kaser.data.synth import bank_java, bank_python
-from kaser.data.synth.bank import KC_VOCABULARY, BankProblem
+from kaser.data.synth.bank import BANK_DIR, KC_VOCABULARY, LANGUAGES, BankProblem, load_bank
 
-BANKS = {"java": bank_java.PROBLEMS, "python": bank_python.PROBLEMS}
+BANKS = {language: load_bank(language) for language in LANGUAGES}
 
 # How each language declares the entry function, so "entry appears in the reference" means a
 # definition, not a mention in a comment or a recursive call.
@@ -77,6 +79,76 @@ def test_every_problem_is_well_formed(language):
 def test_bank_covers_the_whole_kc_vocabulary(language):
     used = {kc for p in BANKS[language] for kc in p.kcs}
     assert used == set(KC_VOCABULARY), set(KC_VOCABULARY) - used
+
+
+def test_languages_pose_the_same_problems_in_the_same_order():
+    # The generator draws problems by position, so position i is one task in every language.
+    java, python = BANKS["java"], BANKS["python"]
+    assert [(p.kcs, p.tests) for p in java] == [(p.kcs, p.tests) for p in python]
+    shared = yaml.safe_load((BANK_DIR / "problems.yaml").read_text())
+    assert [p.problem_id for p in python] == [
+        "python_list_average" if s["id"] == "array_average" else f"python_{s['id']}" for s in shared]
+
+
+def test_statements_use_each_languages_words():
+    # problems.yaml says {true}; each language fills in its own spelling, and no {word} is left.
+    for language in LANGUAGES:
+        assert not any("{" in p.statement or "}" in p.statement for p in BANKS[language]), language
+    words = {language: yaml.safe_load((BANK_DIR / f"{language}.yaml").read_text())["words"]
+             for language in LANGUAGES}
+    assert len({frozenset(w) for w in words.values()}) == 1, "languages define different words"
+    hike = {language: next(p for p in BANKS[language] if p.problem_id.endswith("_can_hike"))
+            for language in LANGUAGES}
+    assert hike["java"].statement.endswith("return true if we go hiking.")
+    assert hike["python"].statement.endswith("return True if we go hiking.")
+    digit_sum = next(p for p in BANKS["java"] if p.problem_id == "java_digit_sum")
+    assert "(digitSum(472) is 13)" in digit_sum.statement      # {entry}: the language's function name
+
+
+def _altered_bank(tmp_path, file: str, change) -> None:
+    """A copy of the bank's data files in tmp_path, with `change` applied to one file's data."""
+    for path in BANK_DIR.glob("*.yaml"):
+        (tmp_path / path.name).write_text(path.read_text())
+    data = yaml.safe_load((tmp_path / file).read_text())
+    change(data)
+    (tmp_path / file).write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def _drop_python_solution(data):
+    del data["problems"]["ticket_price"]
+
+
+def _unknown_word(data):
+    data[0]["statement"] += " Say {maybe}."
+
+
+def _untranslated_word(data):
+    del data["words"]["true"]
+
+
+@pytest.mark.parametrize("file, change, language, message", [
+    # a problem without a Python solution: the file and the missing id are named
+    ("python.yaml", _drop_python_solution, "python", r"python\.yaml: .*missing \['ticket_price'\]"),
+    # a statement word that no language defines: named where the language would define it
+    ("problems.yaml", _unknown_word, "java", r"java\.yaml:problems\.ticket_price: the statement uses \{maybe\}"),
+    # a word Java forgot to define, used by can_hike's statement
+    ("java.yaml", _untranslated_word, "java", r"java\.yaml:problems\.can_hike: the statement uses \{true\}"),
+])
+def test_broken_bank_files_are_named(tmp_path, file, change, language, message):
+    _altered_bank(tmp_path, file, change)
+    with pytest.raises(InputError, match=message):
+        load_bank(language, tmp_path)
+
+
+def test_an_unchanged_copy_loads_the_same_bank(tmp_path):
+    # Guards the test above: the copy it alters loads the real bank when nothing is changed.
+    _altered_bank(tmp_path, "python.yaml", lambda data: None)
+    assert load_bank("python", tmp_path) == BANKS["python"]
+
+
+def test_unknown_language_is_refused():
+    with pytest.raises(InputError, match="unknown language 'cobol'"):
+        load_bank("cobol")
 
 
 def _failures(language: str, problems: list[BankProblem]) -> list[str]:

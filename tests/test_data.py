@@ -7,6 +7,7 @@ rows out of order.
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,9 @@ from kaser.cli import main as cli_main
 from kaser.data.contracts import (PROBLEM_SCHEMA, SUBMISSION_SCHEMA, kc_vocabulary, make_folds, read_dataset,
                         read_folds, validate_problems, validate_submissions, write_dataset,
                         write_folds)
+from kaser.data.contracts import MAX_CELL_CHARS
 from kaser.data.ingest import CODEWORKOUT_CONCEPTS, html_to_text, ingest_codeworkout, ingest_falconcode
+from kaser.data.strict_csv import check_csv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -397,6 +400,10 @@ SUBMISSION_ERRORS = [
      r"column true_errors, row 2:"),
     ("mastery length", lambda s: s.with_columns(pl.Series("true_mastery", [[0.5, 0.2], [0.6], [0.1, 0.9]])),
      r"column true_mastery, row 2: true_mastery must hold 2 values"),
+    ("NUL byte in code", lambda s: s.with_columns(pl.Series("code", ["a", "b", "c\x00"])),
+     r"column code, row 3: NUL byte in code"),
+    ("code over the cap", lambda s: s.with_columns(pl.Series("code", ["a", "b" * (MAX_CELL_CHARS + 1), "c"])),
+     r"column code, row 2: code over the cap of 1,000,000 characters"),
 ]
 
 
@@ -467,6 +474,101 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys):
     assert "MainTable.csv: column ProblemID, row 3:" in error
 
 
+# ---------------------------------------------------------------------------- strict raw files
+
+def patch_bytes(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert data.count(old) == 1, old
+    path.write_bytes(data.replace(old, new))
+
+
+def cw_file(root, name):
+    return root / ("Data/CodeStates/CodeStates.csv" if name == "codes" else
+                   "Data/MainTable.csv" if name == "main" else "problems.csv")
+
+
+# (what is wrong, (format, change to a valid release), the one line `kaser ingest` must print)
+# CodeStates.csv holds c1..c9 as rows 1..9; c1 and c2 span 3 lines each, so c3 starts on line 8.
+STRICT_ERRORS = [
+    ("invalid UTF-8 in a code cell", ("codeworkout", lambda r: patch_bytes(
+        cw_file(r, "codes"), b"int h() { return 0; }", b"int h() { return \xff; }")),
+     r"CodeStates.csv: column Code, row 6: not UTF-8: byte 0xff at character 25 of the cell; "
+     r"save the file as UTF-8"),
+    ("Latin-1 text in a problem statement", ("falconcode", lambda r: patch_bytes(
+        r / "falconcode_v1_table_problems.csv", b"<p>Nobody</p>", b"<p>Nob\xf6dy</p>")),
+     r"table_problems.csv: column prompt, row 4: not UTF-8: byte 0xf6 at character 7"),
+    ("invalid UTF-8 in the header", ("codeworkout", lambda r: patch_bytes(
+        cw_file(r, "codes"), b"CodeStateID,Code", b"CodeStateID,C\xc3de")),
+     r"CodeStates.csv: column #2: not UTF-8: byte 0xc3 at character 2 of the cell of the header"),
+    ("NUL byte in a code cell", ("falconcode", lambda r: patch_bytes(
+        r / "falconcode_v1_code_samples.csv", b"print(3)", b"print(\x003)")),
+     r"code_samples.csv: column source_code, row 4: NUL byte at character 7 of the cell"),
+    ("NUL byte in an id", ("codeworkout", lambda r: patch_bytes(
+        cw_file(r, "main"), b",c7,", b",c\x007,")),
+     r"MainTable.csv: column CodeStateID, row 5: NUL byte at character 2 of the cell"),
+    ("code cell over the cap", ("codeworkout", lambda r: patch_bytes(
+        cw_file(r, "codes"), b"c9,unused", b"c9," + b"x" * (MAX_CELL_CHARS + 1))),
+     r"CodeStates.csv: column Code, row 9: cell of 1,000,001 characters is over the cap of "
+     r"1,000,000 \(kaser.data.contracts.MAX_CELL_CHARS\)"),
+    ("duplicated header column", ("codeworkout", lambda r: write_csv(
+        cw_file(r, "main"), MAIN_COLUMNS + ["Score"], [row + ["1"] for row in main_rows()])),
+     r"MainTable.csv: column Score: appears twice in the header \(columns 12 and 15\)"),
+    ("duplicated concept column", ("falconcode", lambda r: falconcode(
+        r, extra_problem_column=("if_statement", "0"))),
+     r"table_problems.csv: column if_statement: appears twice in the header \(columns 6 and 8\)"),
+    ("row with an extra cell", ("codeworkout", lambda r: write_csv(
+        cw_file(r, "main"), MAIN_COLUMNS, [row + ["x"] if i == 3 else row
+                                           for i, row in enumerate(main_rows())])),
+     r"MainTable.csv: row 4: 15 cells, but the header has 14 columns; the record starts on line 5"),
+    ("row with a missing cell", ("falconcode", lambda r: falconcode(
+        r, runs=FALCON_RUNS[:5] + [FALCON_RUNS[5][:5]] + FALCON_RUNS[6:])),
+     r"table_runs.csv: row 6: 5 cells, but the header has 6 columns; the record starts on line 7"),
+    ("unclosed quote", ("codeworkout", lambda r: patch_bytes(
+        cw_file(r, "codes"), b"c9,unused", b'c9,"unused')),
+     r"CodeStates.csv: row 9: a quoted cell is never closed \(it runs to the end of the file\); "
+     r"the record starts on line 18 of the file"),
+    ("unclosed quote before other quoted cells", ("codeworkout", lambda r: patch_bytes(
+        cw_file(r, "codes"), b"c3,public int g(int a) { return a }", b'c3,"public int g(int a) {')),
+     r"CodeStates.csv: row 3: unbalanced quotes: text follows a closing quote .*the record "
+     r"starts on line 8 of the file"),
+    ("text after a closing quote", ("falconcode", lambda r: patch_bytes(
+        r / "falconcode_v1_table_runs.csv", b"s2,3,sum_two,h5", b's2,"3"x,sum_two,h5')),
+     r"table_runs.csv: row 5: unbalanced quotes: text follows a closing quote \(a quote inside a "
+     r"quoted cell must be doubled\); the record starts on line 6"),
+]
+
+
+@pytest.mark.parametrize("case", [c[1:] for c in STRICT_ERRORS], ids=[c[0] for c in STRICT_ERRORS])
+def test_strict_ingestion_one_line_and_exit_2(tmp_path, capsys, case):
+    (kind, change), pattern = case
+    root = (codeworkout if kind == "codeworkout" else falconcode)(tmp_path / "raw")
+    change(root)
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["ingest", kind, str(root), "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert re.match(rf"kaser ingest: error: {re.escape(str(root))}/\S*{pattern}", err), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_strict_csv_names_the_row_of_a_cell_beyond_the_parser_limit(tmp_path):
+    # a cell far over the cap is never held whole: only its row is known
+    path = write_csv(tmp_path / "codes.csv", ["id", "code"], [["a", "ok"], ["b", "y" * 1000]])
+    assert check_csv(path, max_cell_chars=1000) == ["id", "code"]
+    with pytest.raises(InputError, match=r"codes.csv: row 2: a cell longer than 160 characters, "
+                                         r"far over the cap of 10 .*starts on line 3"):
+        check_csv(path, max_cell_chars=10)
+
+
+def test_strict_csv_accepts_what_releases_hold(tmp_path):
+    # a byte-order mark, CRLF line ends, quoted multi-line cells with doubled quotes, padded
+    # names and a blank last line pass, with the header cleaned as ingestion uses it
+    path = tmp_path / "x.csv"
+    path.write_bytes(b'\xef\xbb\xbfid , code\r\n1,"a\r\n""b"",\xc3\xa9"\r\n\r\n')
+    assert check_csv(path) == ["id", "code"]
+
+
 def test_prepare_stage_on_a_codeworkout_release(tmp_path):
     codeworkout(tmp_path / "raw" / "cw")
     (tmp_path / "params.yaml").write_text(
@@ -491,10 +593,6 @@ def test_prepare_stage_on_a_codeworkout_release(tmp_path):
 
 
 def test_prepare_stage_on_synthetic_data(tmp_path):
-    synth = pytest.importorskip("kaser.data.synth")
-    if not hasattr(synth, "generate"):
-        pytest.skip("kaser.data.synth.generate is not there yet")
-    pytest.importorskip("kaser.code.sandbox")   # the generator scores code in the sandbox
     (tmp_path / "params.yaml").write_text(
         "datasets:\n  tiny:\n    source: synthetic\n    raw: kaser/data/synth\n    language: python\n"
         "    students: 6\n    problems: 3\n    seed: 1\nsplits:\n  folds: 3\n  seed: 0\n")

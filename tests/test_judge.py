@@ -7,9 +7,9 @@ import pytest
 
 from kaser.data.contracts import write_dataset
 from kaser.errors.judge import StaticJudge, reward_judge
-from kaser.data.synth.bank_python import PROBLEMS
+from kaser.data.synth.bank import load_bank
 
-PROBLEM = next(p for p in PROBLEMS if p.problem_id == "python_can_hike")
+PROBLEM = next(p for p in load_bank("python") if p.problem_id == "python_can_hike")
 CORRECT = PROBLEM.references[0]
 WRONG_OPERATOR = CORRECT.replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25")
 SYNTAX = CORRECT.replace("if raining:", "if raining")

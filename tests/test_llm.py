@@ -2,7 +2,8 @@
 
 A small OpenAI-compatible server on 127.0.0.1 (ephemeral port, started per test) answers
 POST /v1/chat/completions; the real `openai` client talks to it. Scripted behaviour is chosen by
-markers inside the student code of a prompt (e.g. RATE_LIMIT_ONCE), so each test reads as data.
+markers inside the student code of a prompt (e.g. RATE_LIMIT_ONCE, or a key of MALFORMED for a
+broken 200 answer), so each test reads as data.
 """
 
 from __future__ import annotations
@@ -26,11 +27,65 @@ from kaser.llm import (ChatClient, LLMConfig, MalformedAnswer, Usage, cache_key,
 from kaser.errors.llm_prompts import (cluster_summary_messages, error_labelling_messages,
                                error_labelling_request, parse_cluster_summary,
                                parse_error_labels, parse_judge)
-from kaser.errors.llm_tasks import ANNOTATION_SCHEMA, annotate_llm, judge_llm, summarise_cluster_llm
+from kaser.errors.llm_tasks import (LLM_ANNOTATION_SCHEMA, annotate_llm, judge_llm,
+                                   summarise_cluster_llm)
 
 SECRET = "sk-test-DO-NOT-STORE-5f2c9a"
 KEY_ENV = "KASER_TEST_LLM_KEY"
 TOKENS_IN, TOKENS_OUT = 1000, 500  # usage the fake server reports for every answer
+
+
+def completion(content, usage=None, finish_reason="stop") -> bytes:
+    """The body of a 200 chat completion, with any content, usage and finish reason."""
+    usage = {"prompt_tokens": TOKENS_IN, "completion_tokens": TOKENS_OUT} if usage is None else usage
+    return json.dumps({"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "finish_reason": finish_reason,
+                                    "message": {"role": "assistant", "content": content}}],
+                       "usage": usage}).encode()
+
+
+GOOD = json.dumps({"errors": [{"Reasoning": "r", "Category": "Logical", "Label": "Off-by-one error"}]})
+# marker -> (content type, body of a 200 answer, what the failure must say); each is asked
+# 1 + malformed_retries times and then becomes a failed row, never an exception
+MALFORMED = {
+    # a proxy's error page or plain text instead of JSON
+    "BODY_HTML": ("text/html", b"<html><body><h1>502 Bad Gateway</h1></body></html>",
+                  "server answer is not JSON: '<html><body><h1>502 Bad Gateway"),
+    "BODY_TEXT": ("text/plain", b"upstream connect error", "server answer is not JSON"),
+    # JSON content type, but not JSON, empty, or not UTF-8
+    "BODY_BROKEN_JSON": ("application/json", b'{"choices": [', "server answer is not JSON"),
+    "BODY_EMPTY": ("application/json", b"", "server answer is not JSON"),
+    "BODY_NOT_UTF8": ("application/json", b'{"choices": "\xff\xfe"}', "server answer is not JSON"),
+    # JSON, but not an object; nested deeper than any parser recursion allows
+    "BODY_ARRAY": ("application/json", b"[]", "server answer is JSON but an array, not an object"),
+    "BODY_NULL": ("application/json", b"null", "server answer is JSON but null, not an object"),
+    "BODY_DEEP": ("application/json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    # usage that is not token counts (the answer itself would be fine)
+    "USAGE_STRING": ("application/json", completion(GOOD, usage="lots"),
+                     "usage is a string, not token counts"),
+    "USAGE_NEGATIVE": ("application/json",
+                       completion(GOOD, usage={"prompt_tokens": -5, "completion_tokens": 1}),
+                       "usage.prompt_tokens is '-5', not a token count"),
+    "USAGE_TEXT_COUNT": ("application/json",
+                         completion(GOOD, usage={"prompt_tokens": "9", "completion_tokens": 1}),
+                         "usage.prompt_tokens is"),
+    # content that is not text: a number, an object, null
+    "CONTENT_NUMBER": ("application/json", completion(42),
+                       "choices[0].message.content is a number, not text"),
+    "CONTENT_OBJECT": ("application/json", completion({"errors": []}),
+                       "choices[0].message.content is an object, not text"),
+    "CONTENT_NULL": ("application/json", completion(None), "empty answer"),
+    # no choices, a choice that is not an object, an error object sent with status 200
+    "NO_CHOICES": ("application/json", json.dumps({"id": "x", "choices": []}).encode(),
+                   "server answer has no choices"),
+    "CHOICE_STRING": ("application/json", json.dumps({"choices": ["hi"]}).encode(),
+                      "choices[0] has no message object"),
+    "ERROR_IN_200": ("application/json", json.dumps({"error": {"message": "overloaded"}}).encode(),
+                     "server answer is an error: 'overloaded'"),
+    # text that is JSON nested deeper than the answer parser can go
+    "CONTENT_DEEP": ("application/json", completion("[" * 100_000 + "]" * 100_000),
+                     "nested too deeply"),
+}
 
 
 class FakeOpenAI:
@@ -42,6 +97,10 @@ class FakeOpenAI:
         self.seen: Counter = Counter()       # user message -> times asked
         self.answered = 0                    # 200 answers so far
         self.refuse_after: int | None = None  # answer 401 once this many were answered
+        self.answer_with: str | None = None  # a MALFORMED marker that applies to every prompt
+        self.hold_after: int | None = None   # requests after this many wait for `release`
+        self.release = threading.Event()
+        self.received = 0                     # requests that arrived (held ones included)
         self.delay = 0.0
         self.in_flight = self.max_in_flight = 0
         fake = self
@@ -54,13 +113,18 @@ class FakeOpenAI:
                 with fake.lock:
                     fake.in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                    fake.received += 1
+                    held = fake.hold_after is not None and fake.received > fake.hold_after
+                if held:
+                    fake.release.wait(timeout=60)
                 time.sleep(fake.delay)
                 status, payload = fake.respond(self.path, body, self.headers.get("Authorization"))
                 with fake.lock:
                     fake.in_flight -= 1
-                data = json.dumps(payload).encode()
+                content_type, data = (payload if isinstance(payload, tuple)
+                                      else ("application/json", json.dumps(payload).encode()))
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 if status == 429:
                     self.send_header("Retry-After", "0")
@@ -76,7 +140,7 @@ class FakeOpenAI:
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                        daemon=True)
 
-    def respond(self, path: str, body: dict, auth: str | None) -> tuple[int, dict]:
+    def respond(self, path: str, body: dict, auth: str | None) -> tuple[int, dict | tuple]:
         system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
         with self.lock:
             self.seen[user] += 1
@@ -91,6 +155,10 @@ class FakeOpenAI:
             self.requests.append({"prompt": user, "auth": auth, "body": body, "status": status})
         if status != 200:
             return status, {"error": {"message": f"scripted {status}", "type": "test"}}
+        marker = self.answer_with or next((m for m in MALFORMED if m in user), None)
+        if marker is not None:
+            content_type, data, _ = MALFORMED[marker]
+            return 200, (content_type, data)
         if "ALWAYS_MALFORMED" in user or ("MALFORMED_ONCE" in user and times == 1):
             content = '{"errors": [{"Reasoning": "unterminated'
         elif "identify all errors" in system:
@@ -163,8 +231,10 @@ def test_annotate_rows_statuses_and_skipped_correct(make_client, server):
         ["int s = 0; // BUG:Off-by-one error", "return 0; // correct", "ALWAYS_MALFORMED"],
         correct=[False, True, False])
     table = annotate_llm(problems, submissions, make_client())
-    assert table.schema == pl.Schema(ANNOTATION_SCHEMA)
+    assert table.schema == pl.Schema(LLM_ANNOTATION_SCHEMA)
     assert table["status"].to_list() == ["ok", "skipped-correct", "failed"]
+    assert table["failure"][:2].to_list() == [None, None]
+    assert table["failure"][2].startswith("malformed answer 3 times; last: not JSON")
     assert table["errors"].to_list() == [
         [{"category": "Logical", "label": "Off-by-one error",
           "evidence": "The loop stops one element early."}], [], []]
@@ -272,12 +342,58 @@ def test_server_down_is_a_failure_after_the_retries(make_client, server):
     assert [r["status"] for r in server.requests] == [503, 503, 503]
 
 
+def test_an_interrupted_batch_starts_no_retry(make_client, server):
+    # Ctrl-C sets the batch's stop event (ask_many); a worker waiting out a 30 s backoff quits
+    client = make_client(backoff_s=30.0, max_retries=3)
+    request = error_labelling_request("P", "java", "SERVER_DOWN")
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    start = time.monotonic()
+    reply = client._from_server(request_key(client.cfg, request), request, stop)
+    assert time.monotonic() - start < 10
+    assert reply.failure == "stopped (interrupted) while retrying after InternalServerError"
+    assert [r["status"] for r in server.requests] == [503]
+
+
 def test_rejected_prompt_is_a_failure_not_a_crash(make_client, server):
     # a 400 concerns this prompt (e.g. too long), not the setup: no retry, a failure row
     problems, submissions = dataset(["BAD_REQUEST", "fine"])
     table = annotate_llm(problems, submissions, make_client())
     assert table["status"].to_list() == ["failed", "ok"]
     assert Counter(r["status"] for r in server.requests) == {400: 1, 200: 1}
+
+
+@pytest.mark.parametrize("marker", list(MALFORMED))
+def test_malformed_server_answer_is_retried_then_a_failure_with_the_reason(make_client, server,
+                                                                           tmp_path, marker):
+    client = make_client()
+    reply = client.ask(error_labelling_request("P", "java", marker))
+    assert not reply.ok
+    assert reply.failure.startswith("malformed answer 3 times; last: ")
+    assert MALFORMED[marker][2] in reply.failure
+    assert [r["status"] for r in server.requests] == [200, 200, 200]   # 1 + malformed_retries
+    assert client.usage.failed == 1 and client.usage.requests == 3
+    with sqlite3.connect(tmp_path / "llm_cache.sqlite") as db:          # nothing cached
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+
+
+def test_annotate_keeps_one_failed_row_per_malformed_answer(make_client, server):
+    problems, submissions = dataset([*MALFORMED, "fine code"])
+    table = annotate_llm(problems, submissions, make_client(malformed_retries=0))
+    assert table["status"].to_list() == ["failed"] * len(MALFORMED) + ["ok"]
+    for failure, (_, _, reason) in zip(table["failure"], MALFORMED.values()):
+        assert failure.startswith("malformed answer 1 times; last: ") and reason in failure
+    assert table["failure"][-1] is None and table["errors"][-1][0]["label"] == "Off-by-one error"
+
+
+def test_every_prompt_failing_is_one_error_not_a_table_of_failures(make_client, server):
+    problems, submissions = dataset(["BODY_HTML", "USAGE_STRING", "ok code"],
+                                    correct=[False, False, True])
+    with pytest.raises(InputError, match=r"^all 2 prompts failed \(first: malformed answer 3 times; "
+                                         r"last: server answer is not JSON: '<html>.*check the server "
+                                         rf"at {re.escape(server.url)} and model 'o4-mini'"):
+        annotate_llm(problems, submissions, make_client())
+    assert len(server.requests) == 6
 
 
 def test_missing_key_is_a_clear_error_only_when_a_call_is_needed(make_client, monkeypatch):

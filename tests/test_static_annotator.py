@@ -17,8 +17,9 @@ from kaser.errors.generated_tests import entry_signature, generate_inputs, pytho
 from kaser.code.sandbox import Diagnostic
 from kaser.errors.static_annotator import (StaticSettings, annotate_programs, annotate_static, exception_label,
                                     problem_specs)
-from kaser.data.synth.bank_java import PROBLEMS as JAVA_BANK
-from kaser.data.synth.bank_python import PROBLEMS as PYTHON_BANK
+from kaser.data.synth.bank import load_bank
+
+JAVA_BANK, PYTHON_BANK = load_bank("java"), load_bank("python")
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 

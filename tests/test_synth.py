@@ -19,8 +19,8 @@ from kaser import InputError
 
 from kaser.code import sandbox
 from kaser.data.contracts import kc_vocabulary, validate_problems, validate_submissions, write_dataset
-from kaser.data.synth import bank, generate, synth_command
-from kaser.data.synth.bank import KC_VOCABULARY
+from kaser.data.synth import generate, synth_command
+from kaser.data.synth.bank import KC_VOCABULARY, load_bank as bank
 from kaser.data.synth.execution import run_problems, shows
 from kaser.data.synth.mutations import CATALOGUE
 from kaser.data.synth.students import NAMINGS, Style, draw_students, error_chance, practise, style_code
@@ -88,13 +88,18 @@ def test_operator_returns_none_where_the_error_has_no_site():
 
 def test_operators_survive_code_that_is_already_broken():
     """A second error is applied to code a syntax error already broke; no operator may crash."""
+    applied = 0
     for language in LANGUAGES:
         syntax = [e for e in CATALOGUE.values() if language in e.languages and e.category(language) == "Syntax"]
         for problem in bank(language)[::4]:
             broken = [e.apply(problem.references[0], language, random.Random(1)) for e in syntax]
             for code in filter(None, broken):
                 for error in CATALOGUE.values():
-                    error.apply(code, language, random.Random(0))
+                    mutated = error.apply(code, language, random.Random(0))
+                    # no site for the error: None; else a program that is not the one it was given
+                    assert mutated is None or (isinstance(mutated, str) and mutated != code), error.label
+                    applied += mutated is not None
+    assert applied > 100, applied   # the second errors were really applied, not all skipped
 
 
 @pytest.mark.parametrize("language", [pytest.param("java", marks=[pytest.mark.java, needs_jdk]), "python"])

@@ -8,6 +8,8 @@ SUBMISSION_SCHEMA; synthetic data adds SYNTHETIC_SCHEMA) and `folds.json`. `read
 `write_dataset` validate both tables, and bad input stops with a `kaser.InputError` that names the
 file, the column and the first offending row. Public releases are turned into such a folder by
 `kaser.data.ingest` (CodeWorkout, FalconCode); the synthetic benchmark by `kaser.data.synth`.
+No code or statement may hold a NUL byte or exceed MAX_CELL_CHARS characters; raw CSV files are
+held to the same cap, cell by cell, before they are read (`kaser.data.strict_csv`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ SYNTHETIC_SCHEMA = {"true_errors": pl.List(pl.String), "true_mastery": pl.List(p
 LANGUAGES = ("java", "python")
 NULLABLE = ("tests", "reference")
 ROW = "_row"   # 1-based data-row number in a raw file, carried along for error messages
+# The most characters one text cell (a submission's code, a statement) may hold. Student programs
+# run to a few thousand characters; a cell of a million is a corrupt file or an attack, and would
+# swamp every prompt and similarity metric that reads it.
+MAX_CELL_CHARS = 1_000_000
 
 
 # ---------------------------------------------------------------------------- the contracts
@@ -80,11 +86,18 @@ def empty_text(name: str) -> pl.Expr:
     return pl.col(name).is_null() | (pl.col(name).str.strip_chars() == "")
 
 
+def _fail_if_bad_text(df: pl.DataFrame, name: str, file) -> None:
+    fail_if(df, pl.col(name).str.contains("\x00", literal=True), f"NUL byte in {name}", file, name)
+    fail_if(df, pl.col(name).str.len_chars() > MAX_CELL_CHARS,
+            f"{name} over the cap of {MAX_CELL_CHARS:,} characters (MAX_CELL_CHARS)", file, name)
+
+
 def validate_problems(df: pl.DataFrame, file="problems.parquet") -> pl.DataFrame:
     """Check a problems table against the contract; return it with contract column order/dtypes."""
     df = _conform(df, PROBLEM_SCHEMA, {}, file)
     for name in ("problem_id", "statement"):
         fail_if(df, empty_text(name), f"empty {name}", file, name)
+    _fail_if_bad_text(df, "statement", file)
     fail_if(df, pl.int_range(pl.len()).over("problem_id") > 0, "duplicate problem_id", file,
              "problem_id")
     fail_if(df, ~pl.col("language").is_in(LANGUAGES),
@@ -114,6 +127,7 @@ def validate_submissions(df: pl.DataFrame, problems: pl.DataFrame,
     df = _conform(df, SUBMISSION_SCHEMA, SYNTHETIC_SCHEMA, file)
     for name in ("student_id", "problem_id", "code"):
         fail_if(df, empty_text(name), f"empty {name}", file, name)
+    _fail_if_bad_text(df, "code", file)
     fail_if(df, ~pl.col("problem_id").is_in(problems["problem_id"].implode()),
              "unknown problem_id (not in problems)", file, "problem_id")
     fail_if(df, pl.int_range(pl.len()).over("student_id", "problem_id") > 0,

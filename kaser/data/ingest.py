@@ -7,7 +7,9 @@
 The result holds to the contracts of `kaser.data.contracts` (validated on write). Bad input stops with a
 `kaser.InputError` that names the file, the column and the first offending row. Rows are counted
 from 1 at the first data row of a file (the header is not a row), in every format; in a CSV a row
-is a record, which may span lines.
+is a record, which may span lines. Every CSV passes `kaser.data.strict_csv.check_csv` before it
+is read (UTF-8 only, no NUL byte, cells under MAX_CELL_CHARS, no repeated column, regular
+records); an .xlsx problem table gets the same header and cell checks.
 Ingestion keeps, per (student, problem), the first scored attempt, and numbers each student's kept
 attempts 0..n-1 in the order they were made (`step`). Only problems with at least one submission
 are kept. Departures from the paper's pipeline, and why:
@@ -36,6 +38,7 @@ import polars as pl
 from kaser import InputError
 from kaser.data.contracts import (PROBLEM_SCHEMA, ROW, dataset_counts, empty_text, fail_if,
                         write_dataset)
+from kaser.data.strict_csv import check_cells, check_csv, check_header
 
 # The 18 binary concept columns of the CodeWorkout (CSEDM challenge) problem table, in its order.
 CODEWORKOUT_CONCEPTS = (
@@ -49,14 +52,13 @@ FALCONCODE_FILES = ("falconcode_v1_table_problems.csv", "falconcode_v1_code_samp
 # ---------------------------------------------------------------------------- raw files
 
 def _scan_csv(path: Path, required: Sequence[str]) -> pl.LazyFrame:
-    """A CSV as text columns plus ROW, not yet read; a missing file or column is an InputError."""
-    if not path.is_file():
-        raise InputError("not found", file=path)
-    frame = pl.scan_csv(path, infer_schema=False, encoding="utf8-lossy")
+    """A CSV as text columns plus ROW, not yet read; a missing file or column, or a file that
+    fails the strict checks, is an InputError."""
+    header = check_csv(path)
+    _require(header, required, path)
+    frame = pl.scan_csv(path, infer_schema=False, encoding="utf8")
     names = _collect(frame.collect_schema, path).names()
-    frame = frame.rename({n: n.strip().lstrip("\ufeff") for n in names})
-    _require([n.strip().lstrip("\ufeff") for n in names], required, path)
-    return frame.with_row_index(ROW, offset=1)
+    return frame.rename(dict(zip(names, header))).with_row_index(ROW, offset=1)
 
 
 def _read_csv(path: Path, required: Sequence[str]) -> pl.DataFrame:
@@ -85,8 +87,11 @@ def _read_xlsx(path: Path, required: Sequence[str]) -> pl.DataFrame:
     sheet = openpyxl.load_workbook(path, read_only=True, data_only=True).worksheets[0]
     rows = sheet.iter_rows(values_only=True)
     header = [str(h).strip() if h is not None else "" for h in next(rows, ())]
+    check_header([name for name in header if name], path)
     records = [(n, row) for n, row in enumerate(rows, start=1)
                if any(v not in (None, "") for v in row)]
+    for n, row in records:
+        check_cells([_cell_text(v) or "" for v in row], header, path, n)
     columns = {name: [_cell_text(row[i]) if i < len(row) else None for _, row in records]
                for i, name in enumerate(header) if name}
     df = pl.DataFrame(columns, schema={name: pl.String for name in columns})

@@ -12,8 +12,11 @@ Departures from the paper, and why:
    "skipped-correct". Table 9 tells the model "There is at least one error in the code", so asking
    it about a correct submission would invite made-up errors; the paper annotates buggy code.
 2. A submission whose answer stays malformed after the retries (or that the server never answers)
-   is kept as a row with no errors and status "failed" rather than stopping the run; a rerun asks
-   again for exactly those rows (failures are not cached).
+   is kept as a row with no errors, status "failed" and the reason in `failure`, rather than
+   stopping the run; a rerun asks again for exactly those rows (failures are not cached). When
+   every prompt of a run fails, the server or the settings are wrong: annotate_llm raises
+   kaser.InputError (one line, exit 2 from the CLI and the stage) instead of writing a table of
+   failures.
 3. When the judge gets no valid answer it returns the empty set and the failure is counted in
    `client.usage.failed` (and logged), so a long GRPO run is not stopped by one bad answer;
    callers that must not mistake a failure for "no errors" check that count. Likewise a cluster
@@ -36,6 +39,8 @@ log = logging.getLogger(__name__)
 ERROR_STRUCT = pl.Struct({"category": pl.String, "label": pl.String, "evidence": pl.String})
 ANNOTATION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String,
                      "errors": pl.List(ERROR_STRUCT), "status": pl.String}
+# the openai backend adds why a "failed" row got no answer (null on other rows)
+LLM_ANNOTATION_SCHEMA = {**ANNOTATION_SCHEMA, "failure": pl.String}
 STATUSES = ("ok", "failed", "skipped-correct")
 
 
@@ -47,10 +52,11 @@ def _require(frame: pl.DataFrame, columns: Sequence[str], name: str) -> None:
 
 def annotate_llm(problems: pl.DataFrame, submissions: pl.DataFrame,
                  client: ChatClient) -> pl.DataFrame:
-    """One row per submission, in input order: student_id, problem_id, errors, status.
+    """One row per submission, in input order: student_id, problem_id, errors, status, failure.
 
     errors is a list of {category: Syntax|Runtime|Logical, label, evidence (the model's
-    reasoning)}; status is "ok", "failed" or "skipped-correct" (no call made).
+    reasoning)}; status is "ok", "failed" or "skipped-correct" (no call made); failure says why
+    a "failed" row has no answer. InputError when every prompt sent failed.
     """
     _require(problems, ("problem_id", "language", "statement"), "problems.parquet")
     _require(submissions, ("student_id", "problem_id", "code"), "submissions.parquet")
@@ -72,19 +78,26 @@ def annotate_llm(problems: pl.DataFrame, submissions: pl.DataFrame,
             asked.append(i)
     replies = dict(zip(asked, client.ask_many(requests, desc="annotate (llm)")))
 
-    errors, statuses = [], []
+    if asked and not any(reply.ok for reply in replies.values()):
+        cfg = client.cfg
+        raise InputError(f"all {len(asked)} prompts failed (first: {replies[asked[0]].failure}); "
+                         f"check the server at {cfg.base_url or 'the OpenAI API'} and model "
+                         f"{cfg.model!r}, then rerun (failures are not cached)")
+    errors, statuses, failures = [], [], []
     for i in range(submissions.height):
         reply = replies.get(i)
         status = "skipped-correct" if reply is None else "ok" if reply.ok else "failed"
         statuses.append(status)
         errors.append(reply.value if status == "ok" else [])
+        failures.append(reply.failure if status == "failed" else None)
     failed = statuses.count("failed")
     if failed:
         log.warning("annotate (llm): %d of %d submissions got no valid answer (status 'failed'); "
                     "rerun to ask again for those only", failed, len(statuses))
     return pl.DataFrame({"student_id": submissions["student_id"].cast(pl.String),
                          "problem_id": submissions["problem_id"].cast(pl.String),
-                         "errors": errors, "status": statuses}, schema=ANNOTATION_SCHEMA)
+                         "errors": errors, "status": statuses, "failure": failures},
+                        schema=LLM_ANNOTATION_SCHEMA)
 
 
 def judge_llm(problem_statement: str, language: str, code: str,

@@ -6,7 +6,7 @@ and the figures (kaser.evaluation.figures: t-SNE of predicted code, GRPO reward 
     python stages/report.py                  # reports/README.md from every dataset's section
 
 Our numbers come from reports/<ds>/evaluation.json (the evaluate stage); the paper's (arXiv
-2601.06633, Qwen2.5-Coder-7B-Instruct on CodeWorkout and FalconCode) are copied below as printed,
+2601.06633, Qwen2.5-Coder-7B-Instruct on CodeWorkout and FalconCode) are in paper_tables.yaml as printed,
 for reference only: our default runs a small model on synthetic data, so only the direction of
 a difference (KASER vs Student SFT) is comparable, never the size of a number.
 
@@ -22,18 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from kaser.evaluation.scoring import ABLATIONS, BASELINES, METHODS, REFERENCE_METHOD
+from kaser.methods import label
 from kaser.evaluation.figures import (draw_codes, first_run_log, message_figure, reward_figure, reward_rows,
                            rewards_csv, tsne_figure, tsne_points)
 from kaser.taxonomy import CATEGORIES
 
-METHOD_NAMES = {"kaser": "KASER", "student_sft": "Student SFT", "icl": "ICL",
-                "persona": "PersonaPrompt", "parastudent": "ParaStudent",
-                "kaser_no_sim": "KASER w/o R_Sim", "kaser_no_err": "KASER w/o R_Error",
-                "kaser_no_div": "KASER w/o R_Div"}
 PAPER_MODEL = "Qwen2.5-Coder-7B"
-TSNE_GROUPS = {"student_sft": "Student SFT", "kaser": "KASER"}
+TSNE_GROUPS = {name: label(name) for name in ("student_sft", REFERENCE_METHOD)}
 REAL_GROUP = "Student code (real)"
 # where each optional input of a dataset's section comes from, said when it is missing
 PRODUCERS = {
@@ -51,64 +49,24 @@ PRODUCERS = {
 TABLE3_COLUMNS = (("Cos Dis ↑", "cosine_distance", 3), ("CodeBLEU^∁_max ↑", "codebleu_complement_max", 3),
                   ("IoU ↑", "coverage_iou", 3), ("χ² Dist ↓", "chi2_distance", 2))
 
-# --- the paper's printed numbers: (mean, std, "*" where printed significant) ----------------------
-# Table 1 columns: CodeBLEU@1, CodeBLEU@5, IoU@1, IoU@5.
-PAPER_TABLE1 = {
-    "CodeWorkout (Java)": {
-        "PersonaPrompt (7B)": ((0.407, 0.013), (0.422, 0.011), (0.019, 0.019), (0.026, 0.015)),
-        "ICL (7B)": ((0.463, 0.016), (0.484, 0.017), (0.021, 0.015), (0.027, 0.016)),
-        "PersonaPrompt (32B)": ((0.447, 0.019), (0.495, 0.015), (0.053, 0.016), (0.062, 0.012)),
-        "ICL (32B)": ((0.476, 0.023), (0.512, 0.017), (0.081, 0.014), (0.093, 0.011)),
-        "ParaStudent": ((0.500, 0.011), (0.550, 0.019), (0.100, 0.014), (0.198, 0.018)),
-        "Student SFT": ((0.501, 0.014), (0.565, 0.018), (0.115, 0.018), (0.244, 0.021)),
-        "KASER w/o R_Sim": ((0.483, 0.009), (0.499, 0.011), (0.119, 0.012), (0.232, 0.016)),
-        "KASER w/o R_Error": ((0.510, 0.013), (0.543, 0.010), (0.100, 0.015), (0.201, 0.009)),
-        "KASER w/o R_Div": ((0.500, 0.021), (0.541, 0.014), (0.104, 0.018), (0.212, 0.011)),
-        "KASER": ((0.524, 0.013, "*"), (0.599, 0.022, "*"), (0.157, 0.024, "*"), (0.276, 0.015, "*")),
-    },
-    "FalconCode (Python)": {
-        "PersonaPrompt (7B)": ((0.411, 0.019), (0.441, 0.015), (0.033, 0.016), (0.040, 0.012)),
-        "ICL (7B)": ((0.428, 0.023), (0.452, 0.017), (0.039, 0.014), (0.051, 0.018)),
-        "PersonaPrompt (32B)": ((0.430, 0.014), (0.460, 0.028), (0.057, 0.007), (0.061, 0.033)),
-        "ICL (32B)": ((0.433, 0.017), (0.459, 0.018), (0.083, 0.010), (0.097, 0.012)),
-        "ParaStudent": ((0.627, 0.019), (0.649, 0.015), (0.142, 0.011), (0.251, 0.019)),
-        "Student SFT": ((0.642, 0.013), (0.670, 0.010), (0.153, 0.007), (0.270, 0.015)),
-        "KASER w/o R_Sim": ((0.635, 0.011), (0.646, 0.021), (0.146, 0.009), (0.239, 0.020)),
-        "KASER w/o R_Error": ((0.642, 0.015), (0.661, 0.025), (0.118, 0.006), (0.200, 0.021)),
-        "KASER w/o R_Div": ((0.640, 0.010), (0.658, 0.012), (0.123, 0.013), (0.212, 0.011)),
-        "KASER": ((0.668, 0.017, "*"), (0.692, 0.015, "*"), (0.178, 0.008, "*"), (0.303, 0.016, "*")),
-    },
-}
-# Table 2 (CodeWorkout only, K = 1): category -> (precision, recall, F1).
-PAPER_TABLE2 = {
-    "Student SFT": {"Logical": (1.00, 0.162, 0.279), "Runtime": (1.00, 0.123, 0.220),
-                    "Syntax": (1.00, 0.069, 0.130)},
-    "KASER": {"Logical": (1.00, 0.197, 0.329), "Runtime": (1.00, 0.130, 0.231),
-              "Syntax": (1.00, 0.098, 0.178)},
-}
-# Table 3 columns: Cos Dis, CodeBLEU^∁_max, IoU, χ² Dist.
-PAPER_TABLE3 = {
-    "CodeWorkout (Java)": {
-        "PersonaPrompt (32B)": ((0.071, 0.005), (0.427, 0.019), (0.310, 0.016), (145.63, 4.52)),
-        "ICL (32B)": ((0.069, 0.003), (0.411, 0.014), (0.340, 0.015), (139.52, 4.33)),
-        "ParaStudent": ((0.077, 0.002), (0.476, 0.020), (0.650, 0.016), (114.87, 3.36)),
-        "Student SFT": ((0.082, 0.004), (0.480, 0.015), (0.700, 0.026), (109.85, 3.10)),
-        "KASER w/o R_Sim": ((0.081, 0.003), (0.466, 0.013), (0.700, 0.011), (110.41, 3.25)),
-        "KASER w/o R_Error": ((0.081, 0.006), (0.478, 0.017), (0.670, 0.008), (117.19, 2.98)),
-        "KASER w/o R_Div": ((0.079, 0.004), (0.486, 0.012), (0.680, 0.012), (115.37, 4.08)),
-        "KASER": ((0.088, 0.003), (0.520, 0.021), (0.750, 0.014, "*"), (104.97, 3.41, "*")),
-    },
-    "FalconCode (Python)": {
-        "PersonaPrompt (32B)": ((0.252, 0.007), (0.511, 0.015), (0.298, 0.020), (90.62, 6.93)),
-        "ICL (32B)": ((0.266, 0.003), (0.508, 0.018), (0.300, 0.017), (87.85, 8.32)),
-        "ParaStudent": ((0.277, 0.009), (0.597, 0.021), (0.781, 0.017), (53.71, 6.15)),
-        "Student SFT": ((0.279, 0.004), (0.600, 0.022), (0.755, 0.023), (51.89, 5.14)),
-        "KASER w/o R_Sim": ((0.275, 0.006), (0.603, 0.026), (0.760, 0.030), (52.37, 4.67)),
-        "KASER w/o R_Error": ((0.263, 0.005), (0.584, 0.019), (0.752, 0.021), (58.55, 3.02)),
-        "KASER w/o R_Div": ((0.260, 0.004), (0.575, 0.016), (0.757, 0.026), (56.72, 4.18)),
-        "KASER": ((0.298, 0.004), (0.643, 0.024, "*"), (0.817, 0.029, "*"), (45.77, 5.78, "*")),
-    },
-}
+# --- the paper's printed numbers: (mean, std, "*" where printed significant), in paper_tables.yaml --
+PAPER_TABLES_FILE = Path(__file__).with_name("paper_tables.yaml")
+
+
+def _paper_tables(path: Path = PAPER_TABLES_FILE) -> tuple[dict, dict, dict]:
+    """Tables 1, 2 and 3 as printed: dataset -> model -> cells (Table 2: model -> category -> cell),
+    each cell a tuple."""
+    tables = yaml.safe_load(path.read_text(encoding="utf-8"))
+    by_dataset = {name: {dataset: {model: tuple(tuple(cell) for cell in row) for model, row in rows.items()}
+                         for dataset, rows in tables[name].items()} for name in ("table1", "table3")}
+    table2 = {model: {category: tuple(cell) for category, cell in cells.items()}
+              for model, cells in tables["table2"].items()}
+    return by_dataset["table1"], table2, by_dataset["table3"]
+
+
+# Table 1 columns: CodeBLEU@1, CodeBLEU@5, IoU@1, IoU@5. Table 2 (CodeWorkout only, K = 1):
+# category -> (precision, recall, F1). Table 3 columns: Cos Dis, CodeBLEU^∁_max, IoU, χ² Dist.
+PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE3 = _paper_tables()
 PAPER_DATASETS = {"java": "CodeWorkout (Java)", "python": "FalconCode (Python)",
                   "codeworkout": "CodeWorkout (Java)", "falconcode": "FalconCode (Python)"}
 
@@ -182,7 +140,7 @@ def metric_table(evaluation: Mapping, columns: Sequence[tuple[str, str, int]]) -
     best = {metric: _best([(stat(m, metric) or {}).get("mean") for m in methods],
                           higher.get(metric, True)) for _, metric, _ in columns}
     for method in methods:
-        row = [METHOD_NAMES.get(method, method)]
+        row = [label(method)]
         for _, metric, decimals in columns:
             value = stat(method, metric)
             if value is None:
@@ -214,7 +172,7 @@ def table2(evaluation: Mapping) -> str:
             continue
         for category in CATEGORIES:
             values = [metrics.get(f"{category.lower()}_{score}") for score in ("precision", "recall", "f1")]
-            rows.append([METHOD_NAMES[method], category,
+            rows.append([label(method), category,
                          *(cell(v["mean"], v["std"]) if v else "–" for v in values)])
     if not rows:
         return "_Neither Student SFT nor KASER was evaluated._"
@@ -297,9 +255,9 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
     k_titles = [f"CodeBLEU@{k} ↑" for k in (1, 5)] + [f"IoU@{k} ↑" for k in (1, 5)]
     methods = evaluation["methods"]
     folds = sorted({f for m in methods.values() for f in m["folds"]})
-    setting = (f"Methods: {', '.join(METHOD_NAMES.get(m, m) for m in method_order(list(methods)))}; "
+    setting = (f"Methods: {', '.join(label(m) for m in method_order(list(methods)))}; "
                f"folds evaluated: {', '.join(map(str, folds)) or 'none'}; K ∈ {evaluation['k_values']}; "
-               + "; ".join(f"{METHOD_NAMES.get(m, m)}: {v['n_pairs']} pairs "
+               + "; ".join(f"{label(m)}: {v['n_pairs']} pairs "
                            f"({v['n_incorrect_pairs']} incorrect), {v['n_problems']} problems"
                            for m, v in methods.items()) + ".")
     notes = "".join(f"\n- {note}" for note in evaluation.get("notes", []))

@@ -56,18 +56,19 @@ import numpy as np
 import polars as pl
 from tqdm import tqdm
 
-from kaser import InputError
+from kaser import InputError, methods
 from kaser.errors.cluster import join_submission_errors
 from kaser.data.contracts import kc_vocabulary
 from kaser.metrics.pair_metrics import CategoryCounts, best_of_k, category_counts, knowledge_alignment
 from kaser.metrics.codebleu import max_codebleu_to_rest
 from kaser.metrics.problem_metrics import chi2_distance, coverage_iou, mean_cosine_distance
-from kaser.evaluation.summary import PROBLEM_METRICS, REFERENCE_METHOD, MethodResult, summarise
+from kaser.evaluation.summary import PROBLEM_METRICS, MethodResult, summarise
+from kaser.methods import REFERENCE_METHOD
 from kaser.taxonomy import CATEGORIES
 
-BASELINES = ("student_sft", "icl", "persona", "parastudent")
-ABLATIONS = ("kaser_no_sim", "kaser_no_err", "kaser_no_div")
-METHODS = (REFERENCE_METHOD, *BASELINES, *ABLATIONS)
+BASELINES = methods.names("baseline")
+ABLATIONS = methods.names("ablation")
+METHODS = tuple(methods.METHODS)
 SPLITS = ("student", "problem")
 PREDICTION_SCHEMA = {"split": pl.String, "fold": pl.Int64, "student_id": pl.String,
                      "problem_id": pl.String, "sample": pl.Int64, "code": pl.String,
@@ -104,7 +105,7 @@ class Truth:
 def prediction_path(folder: Path, method: str) -> Path:
     """Where a method's predictions are: data/<ds>/ablations/ for the reward ablations (the
     ablate stage), data/<ds>/predictions/ for KASER and the baselines (generate, baselines)."""
-    return Path(folder) / ("ablations" if method in ABLATIONS else "predictions") / f"{method}.parquet"
+    return Path(folder) / methods.METHODS[method].predictions_dir / f"{method}.parquet"
 
 
 def read_predictions(folder: Path, method: str) -> pl.DataFrame:

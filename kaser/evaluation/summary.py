@@ -28,11 +28,11 @@ import numpy as np
 import polars as pl
 from scipy.stats import ttest_rel
 
+from kaser.methods import REFERENCE_METHOD
 from kaser.metrics.pair_metrics import CategoryCounts
 from kaser.metrics.problem_metrics import HIGHER_IS_BETTER as PROBLEM_HIGHER_IS_BETTER
 from kaser.taxonomy import CATEGORIES
 
-REFERENCE_METHOD = "kaser"
 PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max")
 MIN_FOLDS_FOR_FOLD_TEST = 3
 

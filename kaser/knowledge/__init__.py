@@ -1,4 +1,4 @@
-"""Knowledge tracing (paper §3.2): the LSTM that turns a student's history into a mastery profile
+"""Knowledge tracing (paper §3.1, the student knowledge estimator): the LSTM that turns a student's history into a mastery profile
 over knowledge components (`tracing`), and the classic KT baselines it is compared with
 (`baselines`). Stage: `knowledge`.
 """

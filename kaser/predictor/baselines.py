@@ -30,11 +30,12 @@ import polars as pl
 from kaser import InputError
 from kaser.predictor.history_prompts import (NO_HISTORY_PERSONA, PROMPT_VERSIONS, BaselineParams, icl_messages,
                              persona_messages, summary_chats, with_history)
+from kaser.methods import METHODS as ALL_METHODS
 from kaser.llm import (ChatClient, ChatRequest, LLMConfig, MalformedAnswer, ResponseCache,
                        cache_key)
 from kaser.predictor.sampling import GenerateParams, predict, prediction_rows
 
-METHODS = ("icl", "persona", "parastudent")
+METHODS = tuple(m.name for m in ALL_METHODS.values() if m.prompt == "history")
 
 
 def parse_text(text: str) -> str:

@@ -36,13 +36,14 @@ import polars as pl
 
 from kaser import InputError
 from kaser.errors.cluster import join_submission_errors
+from kaser.methods import METHODS
 from kaser.predictor.rewards import Judge, diversity_reward, make_error_reward, similarity_reward
 from kaser.predictor.sft import sample_pairs
 from kaser.predictor.prompt import pair_messages, read_pairs
 
 REWARD_NAMES = ("similarity_reward", "error_reward", "diversity_reward")
 # params.yaml `ablations.rewards` names -> the method a GRPO run without that reward is scored as
-ABLATION_METHODS = {"similarity": "kaser_no_sim", "error": "kaser_no_err", "diversity": "kaser_no_div"}
+ABLATION_METHODS = {m.dropped_reward: m.name for m in METHODS.values() if m.dropped_reward}
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def ablated(params: GrpoParams, reward: str) -> GrpoParams:
         raise InputError(f"unknown reward {reward!r} in params.yaml ablations.rewards; "
                          f"choose from {', '.join(ABLATION_METHODS)}")
     weights = list(params.reward_weights)
-    weights[list(ABLATION_METHODS).index(reward)] = 0.0
+    weights[REWARD_NAMES.index(f"{reward}_reward")] = 0.0
     return dataclasses.replace(params, reward_weights=tuple(weights))
 
 

@@ -2,7 +2,7 @@
 
     kaser synth --language java --students 200 --problems 30 --seed 1 --out data/synthetic-java
 
-`generate` picks problems from the bank (`bank_java` / `bank_python`), draws students
+`generate` picks problems from the bank (`kaser.data.synth.bank`), draws students
 (`kaser.data.synth.students`), and for each attempt writes the student's version of a reference
 solution, injects errors from the catalogue (`kaser.data.synth.mutations`) with chances that fall as the
 mastery of their KCs rises, and runs every program on the problem's tests in the sandbox for its
@@ -38,7 +38,7 @@ import polars as pl
 from kaser import InputError
 from kaser.data.contracts import PROBLEM_SCHEMA, SUBMISSION_SCHEMA, SYNTHETIC_SCHEMA, write_dataset
 from kaser.code.sandbox import java_available
-from kaser.data.synth.bank import BankProblem
+from kaser.data.synth.bank import BankProblem, load_bank
 from kaser.data.synth.execution import run_problems, score, shows
 from kaser.data.synth.mutations import CATALOGUE
 from kaser.data.synth.students import (
@@ -59,19 +59,9 @@ class Attempt:
     seeds: dict[str, str] = field(default_factory=dict)            # label -> operator seed
 
 
-def bank(language: str) -> list[BankProblem]:
-    if language == "java":
-        from kaser.data.synth.bank_java import PROBLEMS
-    elif language == "python":
-        from kaser.data.synth.bank_python import PROBLEMS
-    else:
-        raise InputError(f"unknown language '{language}'; choose java or python")
-    return PROBLEMS
-
-
 def generate(language: str, students: int, problems: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(problems, submissions) dataframes of a synthetic population; same arguments, same data."""
-    available = bank(language)
+    available = load_bank(language)
     if not 1 <= problems <= len(available):
         raise InputError(f"--problems must be between 1 and {len(available)} (the {language} bank size), "
                          f"got {problems}")
