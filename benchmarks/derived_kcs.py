@@ -22,11 +22,7 @@ import polars as pl
 from kaser.code.sandbox import java_available
 from kaser.data.derived_kcs import MAX_KCS, SHARE, derive_problem_kcs
 from kaser.data.synth import generate
-from kaser.data.synth.bank import BankProblem
-from kaser.data.synth.bank_java import PROBLEMS as JAVA_BANK
-from kaser.data.synth.bank_python import PROBLEMS as PYTHON_BANK
-
-BANKS: dict[str, list[BankProblem]] = {"java": list(JAVA_BANK), "python": list(PYTHON_BANK)}
+from kaser.data.synth.bank import load_bank
 
 
 def main() -> None:
@@ -43,7 +39,7 @@ def main() -> None:
             print("java: skipped (no JDK on PATH)")
             continue
         start = time.perf_counter()
-        problems, submissions = generate(language, args.students, len(BANKS[language]), args.seed)
+        problems, submissions = generate(language, args.students, len(load_bank(language)), args.seed)
         counts, misses, extras = Counter(), Counter(), Counter()
         correct = submissions.filter(pl.col("correct"))
         items = [(pid, correct.filter(pl.col("problem_id") == pid)["code"].to_list() or [reference])
