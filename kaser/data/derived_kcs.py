@@ -111,7 +111,7 @@ def _text_names(root, language: str) -> set[str]:
     for _ in range(2):   # a second pass lets a name learnt from another name count
         for node in find(root, "assignment", "augmented_assignment", "comparison_operator",
                          "binary_operator", "for_statement"):
-            parts = [c for c in node.named_children]
+            parts = list(node.named_children)
             if node.type == "for_statement":
                 left, right = field(node, "left"), field(node, "right")
                 if left is not None and left.type == "identifier" and _is_text(right, language, names):
@@ -240,12 +240,14 @@ def _boolean_values(root, language: str) -> bool:
 def _compare(left, right, language: str, names: set[str], found: set[str]) -> None:
     if left is None or right is None:
         return
-    single = lambda n: n is not None and (n.type == "character_literal" or (
-        n.type == "string" and len(text(n).strip("'\"")) == 1)
-        or n.type in ("subscript", "array_access") and _is_text(n, language, names)
-        or (n.type == "method_invocation" and text(field(n, "name")) == "charAt"))
+    def one_character(node) -> bool:   # 'a', text[i], s.charAt(i)
+        return (node.type == "character_literal"
+                or (node.type == "string" and len(text(node).strip("'\"")) == 1)
+                or (node.type in ("subscript", "array_access") and _is_text(node, language, names))
+                or (node.type == "method_invocation" and text(field(node, "name")) == "charAt"))
+
     if _is_text(left, language, names) or _is_text(right, language, names):
-        found.add("CharEqual" if single(left) or single(right) else "StringEqual")
+        found.add("CharEqual" if one_character(left) or one_character(right) else "StringEqual")
     else:
         found.add("LogicCompareNum")
 
