@@ -4,19 +4,24 @@
         --mastery "loops=0.2,conditionals=0.8" -k 5 --out runs/sim
     kaser simulate --problem "Return the sum of a and b." --language python --kcs arithmetic \\
         --population 30 --dataset synthetic-python --out runs/class
+    kaser simulate ... --reference solution.py [--tests tests.json]   # judge logic, not only syntax
     python stages/sweep.py synthetic-java      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
 of the first training run, the first of params.yaml `model.splits` x `model.folds`
 (models/<ds>/grpo/<split>-<fold>, `model_folders`), with the student prompt of training, and
-finds each code's errors with the static annotator. `error_distribution` turns a population's samples into the forecast share of
+finds each code's errors with the static annotator (`judge_codes`; with a model solution, by
+differential testing against it). `error_distribution` turns a population's samples into the forecast share of
 codes showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
 high mastery on its KCs), K codes each, judged against the problem's candidate errors.
 
 Departures from the paper, and why:
-1. A new problem has no tests and no reference, so nothing can be run against it: its errors are
-   what the compiler / parser finds (Syntax category) and nothing else. The output says so.
+1. A new problem without `--reference` or `--tests` has nothing to run against: its errors are
+   what the compiler / parser finds (Syntax category) and nothing else. The output says so. With
+   a model solution (`--reference FILE`) the predicted codes are tested differentially against
+   it on generated inputs, as real submissions without tests are, and `--tests FILE` (JSON
+   `[{"input": [args...], "expected": value}, ...]`) adds the staff's own cases.
    Logical and runtime errors need tests; the knowledge sweep, on a dataset problem, has them
    (the judge of params.yaml `judge`, over the dataset's tests and correct submissions).
 2. A population is drawn from the dataset's knowledge-tracing profiles (mastery.parquet rows, a
@@ -39,6 +44,8 @@ from kaser.predictor.sampling import GenerateParams
 
 NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
                     "(syntax level); runtime and logical errors are not judged.")
+REFERENCE_NOTE = ("Errors are judged as for real submissions: compiled / parsed, run on {what}, "
+                  "and wrong answers explained by repair, so runtime and logical errors are found.")
 SWEEP_PROFILES = {"low": (0.15,), "mixed": (0.2, 0.85), "high": (0.9,)}   # levels, cycled over KCs
 
 
@@ -141,28 +148,35 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
     return [[completion_code(text) for text in own] for own in texts]
 
 
-def simulate(statement: str, language: str, kcs: Sequence[str],
-             profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
-             dtype: str = "auto", k: int | None = None, *, tests=None, settings=None) -> list[dict]:
-    """[{profile, samples: [{code, errors: [{category, label}]}]}] per profile, K samples each.
-
-    Errors come from the static annotator on a problem row built from the statement: with
-    `tests` (problems.parquet format) they include runtime and logical errors, without them
-    only what the compiler / parser finds (NEW_PROBLEM_NOTE).
-    """
+def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=None,
+                reference: str | None = None, settings=None) -> dict[str, list[dict]]:
+    """code -> [{category, label}] for each distinct code, by the static annotator on a problem
+    row built from the statement: with `tests` (problems.parquet format) and / or a `reference`
+    (differential testing on generated inputs) it finds runtime and logical errors, without
+    either only what the compiler / parser finds (NEW_PROBLEM_NOTE)."""
     from kaser.errors.static_annotator import StaticSettings, annotate_static
 
+    problem = {"problem_id": "new_problem", "language": language, "statement": statement,
+               "tests": tests, "reference": reference}
+    distinct = list(dict.fromkeys(codes))
+    found = annotate_static(problem, distinct, (), settings or StaticSettings())
+    return {code: [{"category": e.category, "label": e.label} for e in errors]
+            for code, errors in zip(distinct, found)}
+
+
+def simulate(statement: str, language: str, kcs: Sequence[str],
+             profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
+             dtype: str = "auto", k: int | None = None, *, tests=None, reference=None,
+             settings=None) -> list[dict]:
+    """[{profile, samples: [{code, errors: [{category, label}]}]}] per profile, K samples each;
+    errors by `judge_codes`."""
     if k is not None:
         params = dataclasses.replace(params, k=k)
     codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype)
-    problem = {"problem_id": "new_problem", "language": language, "statement": statement,
-               "kcs": list(kcs), "tests": tests, "reference": None}
-    distinct = list(dict.fromkeys(code for own in codes for code in own))
-    found = dict(zip(distinct, annotate_static(problem, distinct, (), settings or StaticSettings())))
+    found = judge_codes(statement, language, [c for own in codes for c in own], tests=tests,
+                        reference=reference, settings=settings)
     return [{"profile": dict(profile),
-             "samples": [{"code": code,
-                          "errors": [{"category": e.category, "label": e.label} for e in found[code]]}
-                         for code in own]}
+             "samples": [{"code": code, "errors": found[code]} for code in own]}
             for profile, own in zip(profiles, codes)]
 
 
@@ -291,6 +305,45 @@ def _statement(problem: str) -> str:
     return text.strip()
 
 
+def read_reference(path: str | None) -> str | None:
+    """The --reference file's code (a model solution), or None."""
+    if path is None:
+        return None
+    file = Path(path)
+    if not file.is_file():
+        raise InputError("not found", file=file)
+    code = file.read_text().replace("\r\n", "\n").strip()
+    if not code:
+        raise InputError("--reference: the model solution is empty", file=file)
+    return code
+
+
+def read_tests(path: str | None) -> list[dict] | None:
+    """--tests FILE: JSON `[{"input": [args...], "expected": value}, ...]` -> problems.parquet
+    test cases (JSON text); a malformed case is an InputError naming its 1-based row."""
+    if path is None:
+        return None
+    file = Path(path)
+    if not file.is_file():
+        raise InputError("not found", file=file)
+    try:
+        cases = json.loads(file.read_text())
+    except ValueError as err:
+        raise InputError(f"not JSON: {err}", file=file) from None
+    if not isinstance(cases, list) or not cases:
+        raise InputError('expected a non-empty list [{"input": [args...], "expected": value}, ...]',
+                         file=file)
+    tests = []
+    for row, case in enumerate(cases, start=1):
+        if not isinstance(case, dict) or set(case) != {"input", "expected"}:
+            raise InputError('each case is {"input": [args...], "expected": value}', file=file,
+                             column="input", row=row)
+        if not isinstance(case["input"], list):
+            raise InputError("input must be a list of arguments", file=file, column="input", row=row)
+        tests.append({"input": json.dumps(case["input"]), "expected": json.dumps(case["expected"])})
+    return tests
+
+
 def model_folders(dataset: str, model) -> tuple[Path, Path]:
     """models/base and the KASER adapter of the first run of params.yaml `model`
     (`ModelParams.first_run`: the first of model.splits x model.folds), models/<dataset>/grpo/
@@ -323,6 +376,8 @@ def simulate_command(args) -> None:
 
     statement = _statement(args.problem)
     kcs = parse_kcs(args.kcs)
+    reference = read_reference(getattr(args, "reference", None))
+    tests = read_tests(getattr(args, "tests", None))
     if args.k < 1:
         raise InputError(f"-k must be at least 1, not {args.k}")
     params = dataclasses.replace(load_section(args.params, "generate", GenerateParams), k=args.k)
@@ -337,10 +392,13 @@ def simulate_command(args) -> None:
         from kaser.errors.annotate import AnnotateConfig
         settings = load_section(args.params, "annotate", AnnotateConfig).static_settings()
     results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
-                       model.dtype, settings=settings)
+                       model.dtype, tests=tests, reference=reference, settings=settings)
+    what = " and ".join(w for w, given in (("inputs answered by the reference solution", reference),
+                                           ("the given tests", tests)) if given)
     simulation = {"problem": {"statement": statement, "language": args.language, "kcs": kcs},
                   "dataset": args.dataset, "adapter": str(adapter), "k": args.k,
-                  "note": NEW_PROBLEM_NOTE, "profiles": results}
+                  "note": REFERENCE_NOTE.format(what=what) if what else NEW_PROBLEM_NOTE,
+                  "profiles": results}
     if args.population is not None:
         simulation["error_distribution"] = error_distribution(results)
     out = Path(args.out)
