@@ -137,8 +137,11 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
     tokenizer = load_tokenizer(model_path)
     prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language)
                for p in profiles]
+    from kaser.predictor.sampling import Completion
     texts = sample_completions(model_path, adapter, prompts, params, dtype)
-    return [[completion_code(text) for text in own] for own in texts]
+    # each code keeps whether the token budget cut it off (Completion.truncated)
+    return [[Completion(completion_code(text), getattr(text, "truncated", None)) for text in own]
+            for own in texts]
 
 
 def simulate(statement: str, language: str, kcs: Sequence[str],
@@ -216,9 +219,31 @@ def _cell(text: str) -> str:
     return escaped.replace("\n", "<br>") or "(empty)"
 
 
+def errors_text(found) -> str:
+    """What the sweep prints for one sample: the candidate errors found, or for a verdict
+    (kaser.errors.judge.Verdict) without them whether the code is correct; None: cut off.
+
+    >>> errors_text({"Off-by-one error"}), errors_text(set()), errors_text(None)
+    ('Off-by-one error', 'none', 'cut off by the token budget (not judged)')
+    """
+    if found is None:
+        return "cut off by the token budget (not judged)"
+    labels = getattr(found, "errors", found)
+    if labels:
+        return ", ".join(sorted(labels))
+    if not hasattr(found, "clean"):
+        return "none"
+    if found.clean:
+        return "none (correct)"
+    other = ", ".join(sorted(found.diagnosed))
+    return ("no candidate error, not correct" + (f": {other}" if other else "")
+            + ("" if found.valid else " (does not parse/compile)"))
+
+
 def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
-                   codes: dict[str, list[str]], errors: dict[str, list[set[str]]]) -> str:
-    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors."""
+                   codes: dict[str, list[str]], errors: dict[str, list]) -> str:
+    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors
+    (label sets, or verdicts; None for a code the token budget cut off)."""
     names = list(levels)
     kcs = list(problem["kcs"])
     lines = [f"# Knowledge sweep: {problem['problem_id']}", "",
@@ -232,7 +257,7 @@ def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
         lines.append(f"| predicted code {sample + 1} | " + " | ".join(
             f"<code>{_cell(codes[n][sample])}</code>" for n in names) + " |")
         lines.append(f"| errors {sample + 1} | " + " | ".join(
-            _cell(", ".join(sorted(errors[n][sample])) or "none") for n in names) + " |")
+            _cell(errors_text(errors[n][sample])) for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -252,8 +277,10 @@ def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) 
 
 
 def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
-                    dtype: str = "auto", params_path="params.yaml") -> str:
-    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4)."""
+                    dtype: str = "auto", params_path="params.yaml", judge_backend: str | None = None) -> str:
+    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4), judged by
+    `judge_backend` (default params.yaml `judge`): a code is correct only when the judge finds
+    no error at all; a code cut off by the token budget is marked, not judged."""
     from kaser.data.contracts import read_dataset
     from kaser.errors.judge import reward_judge
 
@@ -272,8 +299,12 @@ def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params
     sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
                            list(levels.values()), model_path, adapter, params, dtype)
     codes = dict(zip(levels, sampled))
-    with reward_judge(folder, params_path) as judge:
-        errors = {name: judge.judge_many(problem_id, own, candidates) for name, own in codes.items()}
+    with reward_judge(folder, params_path, backend=judge_backend) as judge:
+        errors = {}
+        for name, own in codes.items():
+            verdicts = iter(judge.verdicts(problem_id, [c for c in own if not getattr(c, "truncated", False)],
+                                           candidates))
+            errors[name] = [None if getattr(c, "truncated", False) else next(verdicts) for c in own]
     return sweep_markdown(problem, levels, codes, errors)
 
 
