@@ -176,7 +176,6 @@ class ErrorReward:
 
     def _verdicts(self, rows: list[tuple[str, str, tuple[str, ...]]]) -> list:
         """One verdict per (problem, code, candidates), one judge call per problem and list."""
-        from kaser.errors.judge import Verdict
         if not hasattr(self.judge, "verdicts"):
             verdicts = [self.judge(problem, code, list(candidates)) for problem, code, candidates in rows]
         else:
@@ -189,7 +188,7 @@ class ErrorReward:
                 for i, verdict in zip(indices, found, strict=True):
                     verdicts[i] = verdict
         for verdict in verdicts:
-            if not isinstance(verdict, Verdict):
+            if not (hasattr(verdict, "errors") and hasattr(verdict, "clean")):
                 raise TypeError(f"error_reward: the judge must return kaser.errors.judge.Verdict, "
                                 f"not {type(verdict).__name__} (a bare label set cannot say whether "
                                 "the code is correct)")
