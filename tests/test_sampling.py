@@ -1,6 +1,7 @@
 """Sampling: K samples per pair, left padding that changes nothing, seeded, code out of fences."""
 
 import importlib.util
+import math
 
 import polars as pl
 import pytest
@@ -108,10 +109,11 @@ def test_auto_budget_follows_the_first_submissions(model_and_prompts):
                                 "step": [0, 1, 0],
                                 "code": ["x = 1", "x = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9", "y = 22"]})
     firsts = [len(tokenizer(c, add_special_tokens=False)["input_ids"]) for c in ("x = 1", "y = 22")]
-    assert data_budget(tokenizer, submissions, 100, 1024) == max(firsts) + 16   # the later try ignored
+    expected = math.ceil(max(firsts) * 1.25) + 16
+    assert data_budget(tokenizer, submissions, 100, 1024) == expected   # the later try ignored
     assert data_budget(tokenizer, submissions, 100, 5) == 5                     # capped
     auto = resolve_budget(GenerateParams(max_new_tokens="auto", budget_percentile=100), tokenizer, submissions)
-    assert auto.max_new_tokens == max(firsts) + 16
+    assert auto.max_new_tokens == expected
     assert resolve_budget(GenerateParams(max_new_tokens=7), tokenizer, submissions).max_new_tokens == 7
     with pytest.raises(InputError, match="max_new_tokens must be a positive number"):
         resolve_budget(GenerateParams(max_new_tokens="lots"), tokenizer, submissions)

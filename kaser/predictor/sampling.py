@@ -47,6 +47,7 @@ PREDICTION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "sample":
                      "code": pl.String, "method": pl.String, "truncated": pl.Boolean}
 AUTO = "auto"
 FENCE_TOKENS = 16   # room for the markdown fence and the EOS token around the code
+HEADROOM = 1.25     # a predicted code may be longer than the student's: a quarter more room
 
 
 class Completion(str):
@@ -66,11 +67,11 @@ class Completion(str):
 
 
 def completion_budget(token_counts: Sequence[int], percentile: float = 99.0, cap: int = 1024) -> int:
-    """New tokens a completion may take: the `percentile` of the real codes' token counts plus
-    FENCE_TOKENS, at most `cap` (and at least FENCE_TOKENS + 1).
+    """New tokens a completion may take: the `percentile` of the real codes' token counts times
+    HEADROOM plus FENCE_TOKENS, at most `cap`.
 
-    >>> completion_budget(list(range(1, 101)), percentile=90)   # 90th of 1..100 is 90, + 16
-    106
+    >>> completion_budget(list(range(1, 101)), percentile=90)   # 90th of 1..100 is 90: 90 x 1.25 + 16
+    129
     >>> completion_budget([5000], cap=1024)
     1024
     """
@@ -80,7 +81,7 @@ def completion_budget(token_counts: Sequence[int], percentile: float = 99.0, cap
         raise InputError(f"the budget percentile must be in (0, 100], not {percentile}")
     ordered = sorted(token_counts)
     rank = max(1, math.ceil(percentile / 100 * len(ordered)))   # nearest-rank percentile
-    return int(min(cap, ordered[rank - 1] + FENCE_TOKENS))
+    return int(min(cap, math.ceil(ordered[rank - 1] * HEADROOM) + FENCE_TOKENS))
 
 
 def first_submission_codes(submissions: pl.DataFrame) -> list[str]:
