@@ -383,7 +383,7 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
     rows = []
     groups = pairs.group_by("fold", "problem_id", maintain_order=True).agg(
         "real_errors", pl.col("codes").explode(), pl.col("sample_errors").explode(),
-        pl.col("sample_valid").explode())
+        pl.col("sample_valid").explode(), pl.col("sample_clean").explode())
     for row in tqdm(groups.sort("fold", "problem_id").iter_rows(named=True), total=groups.height,
                     desc="per-problem metrics", unit="problem"):
         predicted = [set(e) for e in row["sample_errors"]]
@@ -395,7 +395,7 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
         rows.append({
             "fold": row["fold"], "problem_id": row["problem_id"],
             "n_real": len(real), "n_predicted": len(row["codes"]),
-            "coverage_iou": coverage_iou(predicted, real),
+            "coverage_iou": coverage_iou(predicted, real, row["sample_clean"]),
             "chi2_distance": chi2_distance(predicted, real),
             "cosine_distance": mean_cosine_distance(embed(drawn)) if diverse else None,
             "codebleu_complement_max": (codebleu_diversity(drawn, truth.language[row["problem_id"]])

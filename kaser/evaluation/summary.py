@@ -152,7 +152,9 @@ def paired_t_test(reference: MethodResult, other: MethodResult, metric: str,
     p_value = None if test is None or np.isnan(test.pvalue) else float(test.pvalue)
     better = difference > 0 if higher_is_better(metric) else difference < 0
     return {"over": over, "n": int(len(a)), "mean_difference": difference,
-            "statistic": None if p_value is None else float(test.statistic), "p_value": p_value,
+            # a constant nonzero difference (e.g. a share that is 0 for one method) has t = ±inf
+            "statistic": (None if p_value is None or not np.isfinite(test.statistic)
+                          else float(test.statistic)), "p_value": p_value,
             "reference_better": bool(better),
             "significant": bool(better and p_value is not None and p_value < significance)}
 
