@@ -386,3 +386,15 @@ def test_a_judge_cache_without_verdicts_is_dropped():
     old = pl.DataFrame({"judge_key": ["k"], "code": ["x"], "errors": [["A"]]})
     _, cache = judge_predictions(predictions(KASER), CANDIDATES, marker_judge, "markers", old)
     assert "k" not in cache["judge_key"].to_list() and set(cache.columns) >= {"clean", "valid"}
+
+
+def test_truncated_codes_are_left_out_of_the_per_problem_error_metrics():
+    # p2's problem-split codes: R_B twice (s1) and two empty codes (s4); cut off the empty ones
+    cut = predictions(KASER).with_columns(
+        ((pl.col("split") == "problem") & (pl.col("student_id") == "s4")).alias("truncated"))
+    table = problem_table(judge_predictions(cut, CANDIDATES, marker_judge, "markers")[0], truth(),
+                          hash_embed)
+    p2 = table.filter(pl.col("problem_id") == "p2").row(0, named=True)
+    # OBO rate 2/2 among the finished codes vs 1/2 among the real ones: (1 - 1/2)^2 / (3/2) x 2
+    assert p2["coverage_iou"] == 1.0 and p2["chi2_distance"] == pytest.approx(1 / 3)
+    assert p2["n_predicted"] == 4          # still counted as predictions

@@ -53,7 +53,9 @@ kaser.evaluation.summary's):
    second LLM call per pair.
 8. A prediction marked `truncated` (the token budget cut it off; the generate stage writes the
    column) is not judged: it gets no errors, is neither clean nor valid, so its error match is 0,
-   and it is counted apart (`truncated_share`) rather than as a student's syntax error.
+   and it is counted apart (`truncated_share`) rather than as a student's syntax error; the
+   per-problem error metrics (coverage IoU, χ²) leave it out (coverage 0, χ² null when every
+   code of a problem was cut off).
 9. Validity (`valid_share`): the share of predicted codes that parse (Python) / compile (Java),
    i.e. the judge's static diagnosis has no Syntax-category error, per pair (Table 1) and per
    problem (Table 3); the diversity metrics (cosine distance, CodeBLEU^∁_max) use valid codes
@@ -383,10 +385,13 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
     rows = []
     groups = pairs.group_by("fold", "problem_id", maintain_order=True).agg(
         "real_errors", pl.col("codes").explode(), pl.col("sample_errors").explode(),
-        pl.col("sample_valid").explode(), pl.col("sample_clean").explode())
+        pl.col("sample_valid").explode(), pl.col("sample_clean").explode(),
+        pl.col("sample_truncated").explode())
     for row in tqdm(groups.sort("fold", "problem_id").iter_rows(named=True), total=groups.height,
                     desc="per-problem metrics", unit="problem"):
-        predicted = [set(e) for e in row["sample_errors"]]
+        finished = [not t for t in row["sample_truncated"]]   # departure 8: cut-off codes apart
+        predicted = [set(e) for e, keep in zip(row["sample_errors"], finished) if keep]
+        clean = [c for c, keep in zip(row["sample_clean"], finished) if keep]
         real = [set(e) for e in row["real_errors"]]
         codes = [code for code, valid in zip(row["codes"], row["sample_valid"]) if valid]
         diverse = len(codes) >= 2
@@ -395,8 +400,8 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
         rows.append({
             "fold": row["fold"], "problem_id": row["problem_id"],
             "n_real": len(real), "n_predicted": len(row["codes"]),
-            "coverage_iou": coverage_iou(predicted, real, row["sample_clean"]),
-            "chi2_distance": chi2_distance(predicted, real),
+            "coverage_iou": coverage_iou(predicted, real, clean) if predicted else 0.0,
+            "chi2_distance": chi2_distance(predicted, real) if predicted else None,
             "cosine_distance": mean_cosine_distance(embed(drawn)) if diverse else None,
             "codebleu_complement_max": (codebleu_diversity(drawn, truth.language[row["problem_id"]])
                                         if diverse else None),
