@@ -132,3 +132,30 @@ def test_a_prose_policy_earns_less_total_reward_than_the_true_code(tmp_path):
     assert true_parts[2] == [0.0] * 6                          # identical completions: no diversity
     assert true_total == pytest.approx(2.0)
     assert prose_total < true_total
+
+
+def test_auto_completion_length_comes_from_the_first_submissions():
+    from kaser.predictor.base_model import load_tokenizer
+    from kaser.predictor.grpo import resolve_completion_length
+    from kaser.predictor.sampling import data_budget
+    submissions = pl.DataFrame({"student_id": ["a", "b"], "problem_id": ["p", "p"], "step": [0, 0],
+                                "code": ["x = 1", "y = [i * i for i in range(10)]"]})
+    auto = resolve_completion_length(GrpoParams(max_completion_length="auto", budget_percentile=100),
+                                     tiny_model_folder(), submissions)
+    assert auto.max_completion_length == data_budget(load_tokenizer(tiny_model_folder()), submissions, 100, 1024)
+    assert resolve_completion_length(GrpoParams(max_completion_length=12), tiny_model_folder(),
+                                     submissions).max_completion_length == 12
+    with pytest.raises(InputError, match="must be resolved"):
+        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(max_completion_length="auto"),
+                     "unused", judge=None, dtype="float32")
+
+
+def test_with_correctness_joins_the_real_submissions_score():
+    from kaser.predictor.grpo import with_correctness
+    submissions = pl.DataFrame({"student_id": ["s1", "s2", "s1"], "problem_id": ["p1", "p2", "p1"],
+                                "step": [0, 0, 1], "correct": [False, True, True]})
+    table = with_correctness(pairs(), submissions)
+    assert table["correct"].to_list() == [False, True]      # step 0's, not the later retry's
+    assert grpo_examples(with_errors(table, pl.DataFrame(
+        {"student_id": ["s1", "s2"], "problem_id": ["p1", "p2"], "errors": [["Missing return"], []]}),
+        {}))[1]["correct"] is True
