@@ -35,7 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
-from kaser.predictor.sampling import GenerateParams
+from kaser.predictor.sampling import AUTO, GenerateParams, resolve_budget
 
 NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
                     "(syntax level); runtime and logical errors are not judged.")
@@ -147,11 +147,13 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
 def simulate(statement: str, language: str, kcs: Sequence[str],
              profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
              dtype: str = "auto", k: int | None = None, *, tests=None, settings=None) -> list[dict]:
-    """[{profile, samples: [{code, errors: [{category, label}]}]}] per profile, K samples each.
+    """[{profile, samples: [{code, truncated, errors: [{category, label}]}]}] per profile, K
+    samples each.
 
     Errors come from the static annotator on a problem row built from the statement: with
     `tests` (problems.parquet format) they include runtime and logical errors, without them
-    only what the compiler / parser finds (NEW_PROBLEM_NOTE).
+    only what the compiler / parser finds (NEW_PROBLEM_NOTE). A code the token budget cut off
+    is marked `truncated` and not annotated (its syntax errors are the budget's).
     """
     from kaser.errors.static_annotator import StaticSettings, annotate_static
 
@@ -160,23 +162,29 @@ def simulate(statement: str, language: str, kcs: Sequence[str],
     codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype)
     problem = {"problem_id": "new_problem", "language": language, "statement": statement,
                "kcs": list(kcs), "tests": tests, "reference": None}
-    distinct = list(dict.fromkeys(code for own in codes for code in own))
+    def cut(code) -> bool:
+        return bool(getattr(code, "truncated", False))
+
+    distinct = list(dict.fromkeys(str(code) for own in codes for code in own if not cut(code)))
     found = dict(zip(distinct, annotate_static(problem, distinct, (), settings or StaticSettings())))
     return [{"profile": dict(profile),
-             "samples": [{"code": code,
-                          "errors": [{"category": e.category, "label": e.label} for e in found[code]]}
+             "samples": [{"code": str(code), "truncated": cut(code),
+                          "errors": [] if cut(code) else
+                          [{"category": e.category, "label": e.label} for e in found[str(code)]]}
                          for code in own]}
             for profile, own in zip(profiles, codes)]
 
 
 def error_distribution(results: Sequence[dict]) -> dict[str, float]:
-    """Share of all sampled codes showing each error label, highest first.
+    """Share of the sampled codes that finished showing each error label, highest first.
 
     >>> error_distribution([{"samples": [{"errors": [{"label": "Missing semicolon"}]},
     ...                                  {"errors": []}]}])
     {'Missing semicolon': 0.5}
     """
-    samples = [s for r in results for s in r["samples"]]
+    samples = [s for r in results for s in r["samples"] if not s.get("truncated")]
+    if not samples:
+        return {}
     counts = Counter(label for s in samples for label in {e["label"] for e in s["errors"]})
     return {label: n / len(samples) for label, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
 
@@ -206,7 +214,8 @@ def simulation_markdown(simulation: dict) -> str:
         lines += [f"## Profile {number}", "", "| KC | mastery |", "|---|---|"]
         lines += [f"| {kc} | {level:.2f} |" for kc, level in result["profile"].items()]
         for sample_number, sample in enumerate(result["samples"], start=1):
-            errors = ", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+            errors = (", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+                      if not sample.get("truncated") else "cut off by the token budget (not annotated)")
             lines += ["", f"Sample {sample_number}: errors: {errors}", "",
                       _code_block(sample["code"], problem["language"])]
         lines.append("")
@@ -363,6 +372,10 @@ def simulate_command(args) -> None:
         profiles = _population(args.dataset, kcs, args.population, params.seed)
     model = load_section(args.params, "model", ModelParams)
     base, adapter = model_folders(args.dataset, model)
+    if params.max_new_tokens == AUTO:     # the budget of the dataset the adapter learnt from
+        from kaser.data.contracts import read_dataset
+        from kaser.predictor.base_model import load_tokenizer
+        params = resolve_budget(params, load_tokenizer(base), read_dataset(Path("data") / args.dataset)[1])
     settings = None
     if "annotate" in read_params(args.params):
         from kaser.errors.annotate import AnnotateConfig
