@@ -40,7 +40,7 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
-from kaser.predictor.sampling import GenerateParams
+from kaser.predictor.sampling import AUTO, GenerateParams, resolve_budget
 
 NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
                     "(syntax level); runtime and logical errors are not judged.")
@@ -144,8 +144,11 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
     tokenizer = load_tokenizer(model_path)
     prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language)
                for p in profiles]
+    from kaser.predictor.sampling import Completion
     texts = sample_completions(model_path, adapter, prompts, params, dtype)
-    return [[completion_code(text) for text in own] for own in texts]
+    # each code keeps whether the token budget cut it off (Completion.truncated)
+    return [[Completion(completion_code(text), getattr(text, "truncated", None)) for text in own]
+            for own in texts]
 
 
 def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=None,
@@ -168,26 +171,35 @@ def simulate(statement: str, language: str, kcs: Sequence[str],
              profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
              dtype: str = "auto", k: int | None = None, *, tests=None, reference=None,
              settings=None) -> list[dict]:
-    """[{profile, samples: [{code, errors: [{category, label}]}]}] per profile, K samples each;
-    errors by `judge_codes`."""
+    """[{profile, samples: [{code, truncated, errors: [{category, label}]}]}] per profile, K
+    samples each; errors by `judge_codes`. A code the token budget cut off is marked `truncated`
+    and not judged."""
     if k is not None:
         params = dataclasses.replace(params, k=k)
     codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype)
-    found = judge_codes(statement, language, [c for own in codes for c in own], tests=tests,
-                        reference=reference, settings=settings)
+
+    def cut(code) -> bool:
+        return bool(getattr(code, "truncated", False))
+
+    # a code the token budget cut off is not judged: its syntax errors are the budget's
+    found = judge_codes(statement, language, [str(c) for own in codes for c in own if not cut(c)],
+                        tests=tests, reference=reference, settings=settings)
     return [{"profile": dict(profile),
-             "samples": [{"code": code, "errors": found[code]} for code in own]}
+             "samples": [{"code": str(code), "truncated": cut(code),
+                          "errors": [] if cut(code) else found[str(code)]} for code in own]}
             for profile, own in zip(profiles, codes)]
 
 
 def error_distribution(results: Sequence[dict]) -> dict[str, float]:
-    """Share of all sampled codes showing each error label, highest first.
+    """Share of the sampled codes that finished showing each error label, highest first.
 
     >>> error_distribution([{"samples": [{"errors": [{"label": "Missing semicolon"}]},
     ...                                  {"errors": []}]}])
     {'Missing semicolon': 0.5}
     """
-    samples = [s for r in results for s in r["samples"]]
+    samples = [s for r in results for s in r["samples"] if not s.get("truncated")]
+    if not samples:
+        return {}
     counts = Counter(label for s in samples for label in {e["label"] for e in s["errors"]})
     return {label: n / len(samples) for label, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
 
@@ -217,7 +229,8 @@ def simulation_markdown(simulation: dict) -> str:
         lines += [f"## Profile {number}", "", "| KC | mastery |", "|---|---|"]
         lines += [f"| {kc} | {level:.2f} |" for kc, level in result["profile"].items()]
         for sample_number, sample in enumerate(result["samples"], start=1):
-            errors = ", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+            errors = (", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+                      if not sample.get("truncated") else "cut off by the token budget (not annotated)")
             lines += ["", f"Sample {sample_number}: errors: {errors}", "",
                       _code_block(sample["code"], problem["language"])]
         lines.append("")
@@ -230,9 +243,31 @@ def _cell(text: str) -> str:
     return escaped.replace("\n", "<br>") or "(empty)"
 
 
+def errors_text(found) -> str:
+    """What the sweep prints for one sample: the candidate errors found, or for a verdict
+    (kaser.errors.judge.Verdict) without them whether the code is correct; None: cut off.
+
+    >>> errors_text({"Off-by-one error"}), errors_text(set()), errors_text(None)
+    ('Off-by-one error', 'none', 'cut off by the token budget (not judged)')
+    """
+    if found is None:
+        return "cut off by the token budget (not judged)"
+    labels = getattr(found, "errors", found)
+    if labels:
+        return ", ".join(sorted(labels))
+    if not hasattr(found, "clean"):
+        return "none"
+    if found.clean:
+        return "none (correct)"
+    other = ", ".join(sorted(found.diagnosed))
+    return ("no candidate error, not correct" + (f": {other}" if other else "")
+            + ("" if found.valid else " (does not parse/compile)"))
+
+
 def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
-                   codes: dict[str, list[str]], errors: dict[str, list[set[str]]]) -> str:
-    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors."""
+                   codes: dict[str, list[str]], errors: dict[str, list]) -> str:
+    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors
+    (label sets, or verdicts; None for a code the token budget cut off)."""
     names = list(levels)
     kcs = list(problem["kcs"])
     lines = [f"# Knowledge sweep: {problem['problem_id']}", "",
@@ -246,7 +281,7 @@ def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
         lines.append(f"| predicted code {sample + 1} | " + " | ".join(
             f"<code>{_cell(codes[n][sample])}</code>" for n in names) + " |")
         lines.append(f"| errors {sample + 1} | " + " | ".join(
-            _cell(", ".join(sorted(errors[n][sample])) or "none") for n in names) + " |")
+            _cell(errors_text(errors[n][sample])) for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -266,8 +301,10 @@ def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) 
 
 
 def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
-                    dtype: str = "auto", params_path="params.yaml") -> str:
-    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4)."""
+                    dtype: str = "auto", params_path="params.yaml", judge_backend: str | None = None) -> str:
+    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4), judged by
+    `judge_backend` (default params.yaml `judge`): a code is correct only when the judge finds
+    no error at all; a code cut off by the token budget is marked, not judged."""
     from kaser.data.contracts import read_dataset
     from kaser.errors.judge import reward_judge
 
@@ -286,8 +323,12 @@ def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params
     sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
                            list(levels.values()), model_path, adapter, params, dtype)
     codes = dict(zip(levels, sampled))
-    with reward_judge(folder, params_path) as judge:
-        errors = {name: judge.judge_many(problem_id, own, candidates) for name, own in codes.items()}
+    with reward_judge(folder, params_path, backend=judge_backend) as judge:
+        errors = {}
+        for name, own in codes.items():
+            verdicts = iter(judge.verdicts(problem_id, [c for c in own if not getattr(c, "truncated", False)],
+                                           candidates))
+            errors[name] = [None if getattr(c, "truncated", False) else next(verdicts) for c in own]
     return sweep_markdown(problem, levels, codes, errors)
 
 
@@ -387,6 +428,10 @@ def simulate_command(args) -> None:
         profiles = _population(args.dataset, kcs, args.population, params.seed)
     model = load_section(args.params, "model", ModelParams)
     base, adapter = model_folders(args.dataset, model)
+    if params.max_new_tokens == AUTO:     # the budget of the dataset the adapter learnt from
+        from kaser.data.contracts import read_dataset
+        from kaser.predictor.base_model import load_tokenizer
+        params = resolve_budget(params, load_tokenizer(base), read_dataset(Path("data") / args.dataset)[1])
     settings = None
     if "annotate" in read_params(args.params):
         from kaser.errors.annotate import AnnotateConfig

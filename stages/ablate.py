@@ -27,7 +27,9 @@ from kaser.config import load_section
 from kaser.predictor.grpo import ABLATION_METHODS, GrpoParams, ablated, train_runs
 from kaser.errors.judge import reward_judge
 from kaser.predictor.base_model import ModelParams, run_name
-from kaser.predictor.sampling import GenerateParams, predict, predict_runs
+from kaser.data.contracts import read_dataset
+from kaser.predictor.base_model import load_tokenizer
+from kaser.predictor.sampling import GenerateParams, predict, predict_runs, resolve_budget
 
 PARAMS = "params.yaml"
 
@@ -59,7 +61,8 @@ def main(dataset: str) -> None:
     folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
     grpo = load_section(PARAMS, "grpo", GrpoParams)
-    sampling = load_section(PARAMS, "generate", GenerateParams)
+    sampling = resolve_budget(load_section(PARAMS, "generate", GenerateParams),
+                              load_tokenizer("models/base"), read_dataset(folder)[1])
     rewards = load_section(PARAMS, "ablations", AblationParams).rewards
     variants = {ABLATION_METHODS.get(reward, reward): ablated(grpo, reward) for reward in rewards}
     out, models = folder / "ablations", Path("models") / dataset / "ablations"

@@ -2,7 +2,9 @@
 
     python stages/evaluate.py synthetic-java
 
-Reads params.yaml `evaluate` (methods, K values, embedding model, ...) and `judge`;
+Reads params.yaml `evaluate` (methods, K values, embedding model, the evaluation judge
+`evaluate.judge`, which may differ from the GRPO reward's `judge.backend`, as the authors trained
+with one model and evaluated with another), `judge` and `annotate` (the static judge's settings);
 data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
 problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed method.
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
@@ -31,20 +33,19 @@ PARAMS = "params.yaml"
 JUDGE_SOURCES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py")
 
 
-def _judge_name() -> str:
-    """What decides the judge's answers besides the code: its params and its source."""
-    settings = json.dumps(read_params(PARAMS).get("judge"), sort_keys=True)
+def _judge_name(backend: str) -> str:
+    """What decides the judge's answers besides the code: its backend, params and source."""
+    settings = json.dumps([backend, read_params(PARAMS).get("judge")], sort_keys=True)
     sources = hashlib.sha256(b"".join(Path(p).read_bytes() for p in JUDGE_SOURCES if Path(p).is_file()))
     return f"{settings}:{sources.hexdigest()[:16]}"
 
 
 @contextmanager
-def _judge_codes(folder: Path, candidates: dict[str, list[str]]):
-    """judge(problem_id, codes) -> label sets, over the judge of params.yaml `judge`."""
+def _judge_codes(folder: Path, candidates: dict[str, list[str]], backend: str):
+    """judge(problem_id, codes) -> verdicts, over the evaluation judge (params.yaml evaluate.judge)."""
     from kaser.errors.judge import reward_judge
-    with reward_judge(folder, PARAMS) as judge:
-        yield lambda problem, codes: [set(judge(problem, code, candidates.get(problem, [])))
-                                      for code in codes]
+    with reward_judge(folder, PARAMS, backend=backend) as judge:
+        yield lambda problem, codes: judge.verdicts(problem, codes, candidates.get(problem, []))
 
 
 def _read_cluster_outputs(folder: Path):
@@ -65,9 +66,9 @@ def main(dataset: str) -> None:
     judged_path, embeddings_path = folder / "judged_predictions.parquet", folder / "prediction_embeddings.npz"
     cache = pl.read_parquet(judged_path) if judged_path.is_file() else None
     embeddings = EmbeddingCache.read(embeddings_path, params.embedding_model)
-    with _judge_codes(folder, candidates) as judge:
+    with _judge_codes(folder, candidates, params.judge) as judge:
         metrics, evaluation, cache = evaluate_dataset(
-            truth, predictions, candidates, judge, _judge_name(), params,
+            truth, predictions, candidates, judge, _judge_name(params.judge), params,
             lambda codes: embeddings.embed(codes, params.embedding_batch_size), cache)
     cache.write_parquet(judged_path)
     embeddings.write(embeddings_path, keep=[c for frame in predictions.values() for c in frame["code"]])

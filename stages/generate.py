@@ -15,8 +15,9 @@ prompt. The history baselines prompt with the student's earlier submissions: `ic
 on the base model (or, with params.yaml `baselines.backend: openai`, an OpenAI-compatible
 endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>), `parastudent` with
 models/<ds>/parastudent/<split>-<fold>/. params.yaml `generate` sets K, the decoding and the
-backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
-(student_id, problem_id, sample, code, method, split, fold).
+backend; `max_new_tokens: auto` takes the budget from the dataset's first submissions (printed).
+Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
+(student_id, problem_id, sample, code, method, truncated, split, fold).
 """
 
 import sys
@@ -32,7 +33,8 @@ from kaser.llm import LLMConfig
 from kaser.methods import METHODS
 from kaser.predictor.base_model import ModelParams, adapter_path
 from kaser.predictor.baselines import predict_baseline
-from kaser.predictor.sampling import GenerateParams, predict, predict_runs
+from kaser.predictor.base_model import load_tokenizer
+from kaser.predictor.sampling import GenerateParams, predict, predict_runs, resolve_budget
 
 PARAMS = "params.yaml"
 
@@ -44,7 +46,9 @@ def main(dataset: str, method: str) -> None:
     adapter = METHODS[method].adapter
     folder = Path("data") / dataset
     model = load_section(PARAMS, "model", ModelParams)
-    params = load_section(PARAMS, "generate", GenerateParams)
+    params = resolve_budget(load_section(PARAMS, "generate", GenerateParams),
+                            load_tokenizer("models/base"), read_dataset(folder)[1])
+    print(f"generate: max_new_tokens {params.max_new_tokens}")
     if METHODS[method].prompt == "student":
         def predict_run(split, fold, pairs):
             return predict("models/base", adapter_path(dataset, adapter, split, fold),

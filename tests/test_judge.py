@@ -95,3 +95,41 @@ def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, ser
     assert len(server.requests) == asked == 3          # the repeat came from the SQLite cache
     assert judge(PROBLEM.problem_id, WRONG_OPERATOR, []) == set()   # nothing to choose from: no call
     assert len(server.requests) == 3
+
+
+def test_verdicts_say_whether_a_code_is_clean_and_valid(tmp_path):
+    judge = StaticJudge(*dataset(tmp_path))
+    prose = "It returns True when we can go hiking."
+    correct, wrong, syntax, text = judge.verdicts(PROBLEM.problem_id, [CORRECT, WRONG_OPERATOR, SYNTAX, prose],
+                                                  ["Off-by-one error"])
+    assert (correct.clean, correct.valid, correct.errors) == (True, True, frozenset())
+    # the wrong operator is not a candidate here: no candidate error, yet not clean
+    assert (wrong.clean, wrong.valid, wrong.errors) == (False, True, frozenset())
+    assert wrong.diagnosed == {"Incorrect logical operator"}
+    assert (syntax.clean, syntax.valid) == (False, False)
+    assert (text.clean, text.valid, text.errors) == (False, False, frozenset())
+
+
+def test_the_evaluation_may_use_another_backend_than_the_reward(tmp_path):
+    # params judge.backend is the reward's; reward_judge(backend=...) is the evaluation's
+    dataset(tmp_path)
+    params = tmp_path / "params.yaml"
+    params.write_text("judge:\n  backend: openai\nannotate:\n  backend: static\n")
+    with reward_judge(tmp_path, params, backend="static") as judge:
+        assert isinstance(judge, StaticJudge)
+    with pytest.raises(Exception, match="unknown backend 'magic'"):
+        with reward_judge(tmp_path, params, backend="magic"):
+            pass
+
+
+def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_client, server):  # noqa: F811
+    problems, submissions, error_labels = dataset(tmp_path)
+    judge = LLMJudge(problems, make_client(), grounding=StaticJudge(problems, submissions, error_labels))
+    prose = "It returns True when we can go hiking."
+    # the fake model names the first candidate for any code; the static diagnosis says prose
+    # neither parses nor is correct
+    [verdict] = judge.verdicts(PROBLEM.problem_id, [prose], CANDIDATES)
+    assert verdict.errors == {"Incorrect logical operator"}
+    assert (verdict.clean, verdict.valid) == (False, False)
+    [nothing] = judge.verdicts(PROBLEM.problem_id, [CORRECT], [])   # no candidates: no LLM call
+    assert (nothing.errors, nothing.clean, nothing.valid) == (frozenset(), True, True)

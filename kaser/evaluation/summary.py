@@ -29,11 +29,13 @@ import polars as pl
 from scipy.stats import ttest_rel
 
 from kaser.methods import REFERENCE_METHOD
+from kaser.metrics.pair_metrics import HIGHER_IS_BETTER as PAIR_HIGHER_IS_BETTER
 from kaser.metrics.pair_metrics import CategoryCounts
 from kaser.metrics.problem_metrics import HIGHER_IS_BETTER as PROBLEM_HIGHER_IS_BETTER
 from kaser.taxonomy import CATEGORIES
 
-PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max")
+PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max",
+                   "problem_valid_share")
 MIN_FOLDS_FOR_FOLD_TEST = 3
 
 
@@ -42,9 +44,13 @@ def higher_is_better(metric: str) -> bool:
 
     >>> higher_is_better("iou_incorrect@3"), higher_is_better("chi2_distance"), higher_is_better("syntax_f1")
     (True, False, True)
+    >>> higher_is_better("truncated_share")
+    False
     """
     if metric in PROBLEM_HIGHER_IS_BETTER:
         return PROBLEM_HIGHER_IS_BETTER[metric]
+    if metric in PAIR_HIGHER_IS_BETTER:
+        return PAIR_HIGHER_IS_BETTER[metric]
     return True   # CodeBLEU, IoU, precision / recall / F1 and knowledge alignment
 
 
@@ -55,8 +61,10 @@ def pair_fold_values(pairs: pl.DataFrame, k_values: Sequence[int]) -> dict[int, 
         return result
     for (fold,), part in pairs.group_by("fold", maintain_order=True):
         values = {}
-        for name in [f"{m}@{k}" for m in ("codebleu", "iou_incorrect", "iou_all") for k in k_values] \
-                + ["knowledge_alignment"]:
+        for name in [f"{m}@{k}" for m in ("codebleu", "iou_incorrect", "iou_all", "error_recall")
+                     for k in k_values] + ["knowledge_alignment", "valid_share", "truncated_share"]:
+            if name not in part.columns:
+                continue
             column = part[name].drop_nulls()
             if len(column):
                 values[name] = float(column.mean())
@@ -144,7 +152,9 @@ def paired_t_test(reference: MethodResult, other: MethodResult, metric: str,
     p_value = None if test is None or np.isnan(test.pvalue) else float(test.pvalue)
     better = difference > 0 if higher_is_better(metric) else difference < 0
     return {"over": over, "n": int(len(a)), "mean_difference": difference,
-            "statistic": None if p_value is None else float(test.statistic), "p_value": p_value,
+            # a constant nonzero difference (e.g. a share that is 0 for one method) has t = ±inf
+            "statistic": (None if p_value is None or not np.isfinite(test.statistic)
+                          else float(test.statistic)), "p_value": p_value,
             "reference_better": bool(better),
             "significant": bool(better and p_value is not None and p_value < significance)}
 
