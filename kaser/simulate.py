@@ -8,7 +8,8 @@
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
 of the first training run, the first of params.yaml `model.splits` x `model.folds`
-(models/<ds>/grpo/<split>-<fold>, `model_folders`), with the student prompt of training, and
+(models/<ds>/grpo/<split>-<fold>, chosen by the caller: kaser.cli, stages/sweep.py), with the
+student prompt of training, and
 finds each code's errors with the static annotator. `error_distribution` turns a population's samples into the forecast share of
 codes showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
@@ -18,7 +19,7 @@ Departures from the paper, and why:
 1. A new problem has no tests and no reference, so nothing can be run against it: its errors are
    what the compiler / parser finds (Syntax category) and nothing else. The output says so.
    Logical and runtime errors need tests; the knowledge sweep, on a dataset problem, has them
-   (the judge of params.yaml `judge`, over the dataset's tests and correct submissions).
+   (the judge the caller opens, over the dataset's tests and correct submissions).
 2. A population is drawn from the dataset's knowledge-tracing profiles (mastery.parquet rows, a
    seeded draw) projected onto the requested KCs; the paper does not describe class forecasts.
 """
@@ -252,10 +253,10 @@ def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) 
 
 
 def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
-                    dtype: str = "auto", params_path="params.yaml") -> str:
-    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4)."""
+                    judge, dtype: str = "auto") -> str:
+    """reports/<ds>/knowledge_sweep.md for one problem of the dataset in `dataset_folder` (paper
+    Table 4); `judge` is an open kaser.errors.judge.reward_judge over the same folder."""
     from kaser.data.contracts import read_dataset
-    from kaser.errors.judge import reward_judge
 
     folder = Path(dataset_folder)
     problems, _ = read_dataset(folder)
@@ -272,14 +273,13 @@ def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params
     sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
                            list(levels.values()), model_path, adapter, params, dtype)
     codes = dict(zip(levels, sampled))
-    with reward_judge(folder, params_path) as judge:
-        errors = {name: judge.judge_many(problem_id, own, candidates) for name, own in codes.items()}
+    errors = {name: judge.judge_many(problem_id, own, candidates) for name, own in codes.items()}
     return sweep_markdown(problem, levels, codes, errors)
 
 
-# ---------------------------------------------------------------- the command
+# ---------------------------------------------------------------- for the command (kaser.cli)
 
-def _statement(problem: str) -> str:
+def read_statement(problem: str) -> str:
     try:
         path = Path(problem)
         is_file = path.is_file()
@@ -291,12 +291,10 @@ def _statement(problem: str) -> str:
     return text.strip()
 
 
-def model_folders(dataset: str, model) -> tuple[Path, Path]:
-    """models/base and the KASER adapter of the first run of params.yaml `model`
-    (`ModelParams.first_run`: the first of model.splits x model.folds), models/<dataset>/grpo/
-    <split>-<fold>, or an error saying which stage makes them."""
-    from kaser.predictor.base_model import adapter_path
-    base, adapter = Path("models") / "base", adapter_path(dataset, "grpo", *model.first_run)
+def check_model_folders(base: Path, adapter: Path, dataset: str) -> tuple[Path, Path]:
+    """(base, adapter) when the base model folder and the trained KASER adapter exist, else an
+    error saying which stage makes them."""
+    base, adapter = Path(base), Path(adapter)
     if not base.is_dir():
         raise InputError("base model folder not found; run `dvc repro base_model` first", file=base)
     if not (adapter / "adapter_config.json").is_file():
@@ -304,8 +302,10 @@ def model_folders(dataset: str, model) -> tuple[Path, Path]:
     return base, adapter
 
 
-def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict[str, float]]:
-    folder = Path("data") / dataset
+def dataset_population(folder: Path, dataset: str, kcs: list[str], size: int,
+                       seed: int) -> list[dict[str, float]]:
+    """`population_profiles` drawn from the dataset in `folder` (problems + mastery.parquet)."""
+    folder = Path(folder)
     for name in ("problems.parquet", "mastery.parquet"):
         if not (folder / name).is_file():
             stage = "prepare" if name == "problems.parquet" else "knowledge"
@@ -316,35 +316,13 @@ def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict
     return population_profiles(mastery, vocabulary, kcs, size, seed)
 
 
-def simulate_command(args) -> None:
-    """`kaser simulate`: writes --out/simulation.json and --out/simulation.md."""
-    from kaser.config import load_section, read_params
-    from kaser.predictor.base_model import ModelParams
-
-    statement = _statement(args.problem)
-    kcs = parse_kcs(args.kcs)
-    if args.k < 1:
-        raise InputError(f"-k must be at least 1, not {args.k}")
-    params = dataclasses.replace(load_section(args.params, "generate", GenerateParams), k=args.k)
-    if args.mastery is not None:
-        profiles = [parse_mastery(args.mastery, kcs)]
-    else:
-        profiles = _population(args.dataset, kcs, args.population, params.seed)
-    model = load_section(args.params, "model", ModelParams)
-    base, adapter = model_folders(args.dataset, model)
-    settings = None
-    if "annotate" in read_params(args.params):
-        from kaser.errors.annotate import AnnotateConfig
-        settings = load_section(args.params, "annotate", AnnotateConfig).static_settings()
-    results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
-                       model.dtype, settings=settings)
-    simulation = {"problem": {"statement": statement, "language": args.language, "kcs": kcs},
-                  "dataset": args.dataset, "adapter": str(adapter), "k": args.k,
+def simulation_record(statement: str, language: str, kcs: list[str], dataset: str, adapter,
+                      k: int, results: list[dict], population: bool) -> dict:
+    """simulation.json: the problem, the model, the note and every profile's samples (and, for a
+    population, the forecast error distribution)."""
+    simulation = {"problem": {"statement": statement, "language": language, "kcs": kcs},
+                  "dataset": dataset, "adapter": str(adapter), "k": k,
                   "note": NEW_PROBLEM_NOTE, "profiles": results}
-    if args.population is not None:
+    if population:
         simulation["error_distribution"] = error_distribution(results)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "simulation.json").write_text(json.dumps(simulation, indent=1) + "\n")
-    (out / "simulation.md").write_text(simulation_markdown(simulation))
-    print(f"{len(profiles)} profile(s) x {args.k} samples -> {out}/simulation.json, simulation.md")
+    return simulation

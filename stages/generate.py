@@ -16,42 +16,48 @@ on the base model (or, with params.yaml `baselines.backend: openai`, an OpenAI-c
 endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>), `parastudent` with
 models/<ds>/parastudent/<split>-<fold>/. params.yaml `generate` sets K, the decoding and the
 backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
-(student_id, problem_id, sample, code, method, split, fold).
+(student_id, problem_id, sample, code, method, split, fold). The params each method reads are
+PARAMS[method]: the history baselines also `model.base` (the persona cache key), `baselines` and
+the `llm` keys of their openai backend (model, endpoint, reasoning effort, token cap; they send
+no JSON mode, no seed and their own temperature).
 """
 
-import sys
-from pathlib import Path
-
-import polars as pl
-
+from _runner import OPERATIONAL, Stage, run
 from kaser import InputError
 from kaser.predictor.history_prompts import BaselineParams
-from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 from kaser.llm import LLMConfig
 from kaser.predictor.base_model import ModelParams, adapter_path
 from kaser.predictor.baselines import predict_baseline
 from kaser.predictor.sampling import GenerateParams, predict, predict_runs
 
-PARAMS = "params.yaml"
 ADAPTERS = {"student_sft": "sft", "kaser": "grpo", "icl": None, "persona": None,
             "parastudent": "parastudent"}
 STUDENT_PROMPT = ("student_sft", "kaser")
+_SAMPLE = ("model.dtype", "model.folds", "model.splits", "generate")
+_HISTORY = ("model.base", "model.dtype", "model.folds", "model.splits", "generate", "baselines",
+            "llm.model", "llm.base_url", "llm.reasoning_effort", "llm.max_completion_tokens")
+PARAMS = {"kaser": _SAMPLE, "student_sft": _SAMPLE, "icl": _HISTORY, "persona": _HISTORY,
+          "parastudent": _HISTORY}
+BASELINE_LLM_KEYS = ("model", "reasoning_effort", "max_completion_tokens") + OPERATIONAL["llm"]
 
 
 def main(dataset: str, method: str) -> None:
     if method not in ADAPTERS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(ADAPTERS)}")
-    folder = Path("data") / dataset
-    model = load_section(PARAMS, "model", ModelParams)
-    params = load_section(PARAMS, "generate", GenerateParams)
+    stage = Stage("generate", dataset, PARAMS[method])
+    folder = stage.data
+    model = stage.section("model", ModelParams,
+                          keys=("dtype", "folds", "splits") if method in STUDENT_PROMPT
+                          else ("base", "dtype", "folds", "splits"))
+    params = stage.section("generate", GenerateParams)
     if method in STUDENT_PROMPT:
         def predict_run(split, fold, pairs):
             return predict("models/base", adapter_path(dataset, ADAPTERS[method], split, fold),
                            pairs, params, method, model.dtype)
     else:
-        baselines = load_section(PARAMS, "baselines", BaselineParams)
-        llm = load_section(PARAMS, "llm", LLMConfig)
+        baselines = stage.section("baselines", BaselineParams)
+        llm = stage.section("llm", LLMConfig, keys=BASELINE_LLM_KEYS)
         problems, submissions = read_dataset(folder)
 
         def predict_run(split, fold, pairs):
@@ -67,4 +73,4 @@ def main(dataset: str, method: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    run(main)

@@ -9,16 +9,15 @@ data/<name>/problems.parquet, submissions.parquet (validated, byte-deterministic
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
+from _runner import Stage, run
 from kaser import InputError
-from kaser.config import from_dict, load_section, read_params
+from kaser.config import from_dict
 from kaser.data.contracts import dataset_counts, make_folds, write_dataset, write_folds
 from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
 
-PARAMS = "params.yaml"
+PARAMS = ("datasets.{dataset}", "splits")
 
 
 @dataclass(frozen=True)
@@ -56,15 +55,15 @@ SOURCES = {"synthetic": SyntheticSource, "codeworkout": CodeworkoutSource,
            "falconcode": FalconcodeSource}
 
 
-def dataset_config(name: str, params_path: str = PARAMS):
-    entry = (read_params(params_path).get("datasets") or {}).get(name)
+def dataset_config(stage: Stage):
+    name, where = stage.dataset, f"{stage.params_file}:datasets.{stage.dataset}"
+    entry = stage.raw(f"datasets.{name}")
     if not isinstance(entry, dict):
-        raise InputError(f"no dataset '{name}' under datasets", file=params_path)
+        raise InputError(f"no dataset '{name}' under datasets", file=stage.params_file)
     source = entry.get("source")
     if source not in SOURCES:
-        raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}",
-                         file=f"{params_path}:datasets.{name}")
-    return from_dict(SOURCES[source], entry, where=f"{params_path}:datasets.{name}")
+        raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}", file=where)
+    return from_dict(SOURCES[source], entry, where=where)
 
 
 def build(config):
@@ -78,11 +77,12 @@ def build(config):
     return ingest_falconcode(config.raw)
 
 
-def main(name: str) -> None:
-    config = dataset_config(name)
-    splits = load_section(PARAMS, "splits", SplitsConfig)
+def main(dataset: str) -> None:
+    stage = Stage("prepare", dataset, PARAMS)
+    config = dataset_config(stage)
+    splits = stage.section("splits", SplitsConfig)
     problems, submissions = build(config)
-    out = Path("data") / name
+    out, name = stage.data, dataset
     write_dataset(out, problems, submissions)
     write_folds(out / "folds.json", make_folds(submissions, splits.folds, splits.seed))
     counts = ", ".join(f"{k} {v}" for k, v in dataset_counts(problems, submissions).items())
@@ -90,10 +90,4 @@ def main(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/prepare.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"prepare: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

@@ -74,7 +74,7 @@ def ablated(params: GrpoParams, reward: str) -> GrpoParams:
     (1.0, 0.0, 1.0)
     """
     if reward not in ABLATION_METHODS:
-        raise InputError(f"unknown reward {reward!r} in params.yaml ablations.rewards; "
+        raise InputError(f"unknown reward {reward!r} in ablations.rewards; "
                          f"choose from {', '.join(ABLATION_METHODS)}")
     weights = list(params.reward_weights)
     weights[list(ABLATION_METHODS).index(reward)] = 0.0
@@ -167,21 +167,21 @@ def train_grpo(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams,
     return list(trainer.state.log_history)
 
 
-def train_runs(dataset: str, model, params: GrpoParams, judge: Judge, out_dir_of,
-               dtype: str = "auto") -> dict[str, list[dict]]:
-    """GRPO for every training run of `model` (ModelParams) on data/<dataset>/: each continues
-    its run's SFT adapter (models/<dataset>/sft/<run>/) on its run's training pairs, with the
-    cluster stage's errors, and is saved to `out_dir_of(split, fold)`. Returns {run name: TRL
-    log history}, in run order."""
-    from kaser.predictor.base_model import adapter_path, run_name
+def train_runs(folder, model, params: GrpoParams, judge: Judge, base_model, sft_adapter_of,
+               out_dir_of, dtype: str = "auto") -> dict[str, list[dict]]:
+    """GRPO for every training run of `model` (ModelParams) on the dataset in `folder`: each
+    continues its run's SFT adapter `sft_adapter_of(split, fold)` of `base_model` on its run's
+    training pairs, with the cluster stage's errors, and is saved to `out_dir_of(split, fold)`.
+    Returns {run name: TRL log history}, in run order."""
+    from kaser.predictor.base_model import run_name
 
-    folder = Path("data") / dataset
+    folder = Path(folder)
     submission_errors, problem_errors = read_error_truth(folder)
     logs = {}
     for split, fold in model.runs():
         pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
                             problem_errors)
         logs[run_name(split, fold)] = train_grpo(
-            "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
+            base_model, sft_adapter_of(split, fold), pairs, params,
             out_dir_of(split, fold), judge, dtype)
     return logs
