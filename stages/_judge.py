@@ -43,4 +43,7 @@ def keep_cache(stage: Stage) -> None:
 
 
 def judge_name(stage: Stage) -> str:
-    return _judge_name(*judge_settings(stage))
+    """What decides the judge's answers: settings, sources and the dataset files it reads."""
+    inputs = [stage.data / name for name in ("problems.parquet", "submissions.parquet",
+                                             "error_labels.parquet")]
+    return _judge_name(*judge_settings(stage), inputs=inputs)

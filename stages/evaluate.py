@@ -9,7 +9,8 @@ problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed m
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
 reports/<ds>/evaluation.json (std, per-fold values, t-tests, directions) and two caches that a
 rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code,
-keyed by kaser.errors.judge.judge_name: every setting and source file that decides a judgement)
+keyed by kaser.errors.judge.judge_name: every setting, source file and dataset file that decides
+a judgement)
 and data/<ds>/prediction_embeddings.npz (code embeddings); the openai judge's LLM answers go to
 data/<ds>/evaluate_llm_cache.sqlite. See kaser.evaluation.scoring.
 """

@@ -99,6 +99,17 @@ def test_every_setting_that_decides_a_judgement_changes_the_judge_name(setting, 
     assert judge_name(cfg, settings, llm) != base, setting
 
 
+@pytest.mark.parametrize("name", ["problems.parquet", "submissions.parquet", "error_labels.parquet"])
+def test_a_change_to_any_dataset_file_the_judge_reads_changes_the_judge_name(tmp_path, name):
+    dataset(tmp_path)
+    inputs = [tmp_path / n for n in ("problems.parquet", "submissions.parquet", "error_labels.parquet")]
+    before = judge_name(STATIC, inputs=inputs)
+    assert judge_name(STATIC, inputs=inputs) == before
+    frame = pl.read_parquet(tmp_path / name)
+    frame.with_columns(pl.col(frame.columns[0]) + "x").write_parquet(tmp_path / name)   # another id
+    assert judge_name(STATIC, inputs=inputs) != before
+
+
 def test_settings_that_cannot_change_a_judgement_keep_the_judge_name():
     # the LLM's endpoint, patience and prices do not make another answer; nor do LLM settings
     # for the static judge, nor annotator settings for the LLM judge

@@ -186,11 +186,15 @@ def judge_sources(root: Path = PACKAGE) -> list[Path]:
     return sorted(seen | set((root / "kaser" / "code").glob("*.py")))
 
 
-def judge_name(cfg: JudgeConfig, settings=None, llm=None, root: Path = PACKAGE) -> str:
+def judge_name(cfg: JudgeConfig, settings=None, llm=None, root: Path = PACKAGE,
+               inputs: Sequence[Path] = ()) -> str:
     """Everything besides the code and the candidates that decides the judge's answers: its
     backend, the annotator settings (backend static) or the LLM settings that shape an answer
-    (backend openai: model and decoding), and a hash of every source file in `judge_sources`.
-    A cache of judged codes keyed by it never answers with a judgement made otherwise."""
+    (backend openai: model and decoding), a hash of every source file in `judge_sources`, and of
+    the dataset files the judge reads, `inputs` (problems.parquet: tests and statements;
+    submissions.parquet: the correct codes it takes as references; error_labels.parquet: raw
+    label -> cluster label). A cache of judged codes keyed by it never answers with a judgement
+    made otherwise."""
     import dataclasses
     import hashlib
     import json
@@ -206,4 +210,6 @@ def judge_name(cfg: JudgeConfig, settings=None, llm=None, root: Path = PACKAGE) 
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in inputs:
+        digest.update(Path(path).name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
     return f"{json.dumps(dataclasses.asdict(cfg) | decides, sort_keys=True)}:{digest.hexdigest()[:16]}"
