@@ -111,12 +111,12 @@ class Stage:
             self._check(name)
         for key in keys or ():
             self._check(f"{name}.{key}")
-        values = self.raw_section(name)
+        values = self._values(name)
         if keys is not None:
             values = {k: v for k, v in values.items() if k in keys}
         return from_dict(cls, values, where=f"{self.params_file}:{name}")
 
-    def raw_section(self, name: str) -> dict:
+    def _values(self, name: str) -> dict:
         if self._params is None:
             self._params = read_params(self.params_file)
         if name not in self._params:
