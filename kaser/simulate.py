@@ -9,9 +9,10 @@
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
 of the first training run, the first of params.yaml `model.splits` x `model.folds`
-(models/<ds>/grpo/<split>-<fold>, `model_folders`), with the student prompt of training, and
-finds each code's errors with the static annotator (`judge_codes`; with a model solution, by
-differential testing against it). `error_distribution` turns a population's samples into the forecast share of
+(models/<ds>/grpo/<split>-<fold>, chosen by the caller: kaser.cli, stages/sweep.py), with the
+student prompt of training, and finds each code's errors with the static annotator (`judge_codes`;
+with a model solution, by differential testing against it). `error_distribution` turns a
+population's samples into the forecast share of
 codes showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
 high mastery on its KCs), K codes each, judged against the problem's candidate errors.
@@ -23,7 +24,7 @@ Departures from the paper, and why:
    it on generated inputs, as real submissions without tests are, and `--tests FILE` (JSON
    `[{"input": [args...], "expected": value}, ...]`) adds the staff's own cases.
    Logical and runtime errors need tests; the knowledge sweep, on a dataset problem, has them
-   (the judge of params.yaml `judge`, over the dataset's tests and correct submissions).
+   (the judge the caller opens, over the dataset's tests and correct submissions).
 2. A population is drawn from the dataset's knowledge-tracing profiles (mastery.parquet rows, a
    seeded draw) projected onto the requested KCs; the paper does not describe class forecasts.
 """
@@ -40,7 +41,7 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
-from kaser.predictor.sampling import AUTO, GenerateParams, resolve_budget
+from kaser.predictor.sampling import GenerateParams
 
 NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
                     "(syntax level); runtime and logical errors are not judged.")
@@ -301,12 +302,12 @@ def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) 
 
 
 def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
-                    dtype: str = "auto", params_path="params.yaml", judge_backend: str | None = None) -> str:
-    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4), judged by
-    `judge_backend` (default params.yaml `judge`): a code is correct only when the judge finds
-    no error at all; a code cut off by the token budget is marked, not judged."""
+                    judge, dtype: str = "auto") -> str:
+    """reports/<ds>/knowledge_sweep.md for one problem of the dataset in `dataset_folder` (paper
+    Table 4); `judge` is an open kaser.errors.judge.reward_judge over the same folder (the
+    evaluation judge). A code is correct only when the judge finds no error at all; a code cut
+    off by the token budget is marked, not judged."""
     from kaser.data.contracts import read_dataset
-    from kaser.errors.judge import reward_judge
 
     folder = Path(dataset_folder)
     problems, _ = read_dataset(folder)
@@ -323,18 +324,17 @@ def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params
     sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
                            list(levels.values()), model_path, adapter, params, dtype)
     codes = dict(zip(levels, sampled))
-    with reward_judge(folder, params_path, backend=judge_backend) as judge:
-        errors = {}
-        for name, own in codes.items():
-            verdicts = iter(judge.verdicts(problem_id, [c for c in own if not getattr(c, "truncated", False)],
-                                           candidates))
-            errors[name] = [None if getattr(c, "truncated", False) else next(verdicts) for c in own]
+    errors = {}
+    for name, own in codes.items():
+        verdicts = iter(judge.verdicts(problem_id, [c for c in own if not getattr(c, "truncated", False)],
+                                       candidates))
+        errors[name] = [None if getattr(c, "truncated", False) else next(verdicts) for c in own]
     return sweep_markdown(problem, levels, codes, errors)
 
 
-# ---------------------------------------------------------------- the command
+# ---------------------------------------------------------------- for the command (kaser.cli)
 
-def _statement(problem: str) -> str:
+def read_statement(problem: str) -> str:
     try:
         path = Path(problem)
         is_file = path.is_file()
@@ -385,12 +385,10 @@ def read_tests(path: str | None) -> list[dict] | None:
     return tests
 
 
-def model_folders(dataset: str, model) -> tuple[Path, Path]:
-    """models/base and the KASER adapter of the first run of params.yaml `model`
-    (`ModelParams.first_run`: the first of model.splits x model.folds), models/<dataset>/grpo/
-    <split>-<fold>, or an error saying which stage makes them."""
-    from kaser.predictor.base_model import adapter_path
-    base, adapter = Path("models") / "base", adapter_path(dataset, "grpo", *model.first_run)
+def check_model_folders(base: Path, adapter: Path, dataset: str) -> tuple[Path, Path]:
+    """(base, adapter) when the base model folder and the trained KASER adapter exist, else an
+    error saying which stage makes them."""
+    base, adapter = Path(base), Path(adapter)
     if not base.is_dir():
         raise InputError("base model folder not found; run `dvc repro base_model` first", file=base)
     if not (adapter / "adapter_config.json").is_file():
@@ -398,8 +396,10 @@ def model_folders(dataset: str, model) -> tuple[Path, Path]:
     return base, adapter
 
 
-def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict[str, float]]:
-    folder = Path("data") / dataset
+def dataset_population(folder: Path, dataset: str, kcs: list[str], size: int,
+                       seed: int) -> list[dict[str, float]]:
+    """`population_profiles` drawn from the dataset in `folder` (problems + mastery.parquet)."""
+    folder = Path(folder)
     for name in ("problems.parquet", "mastery.parquet"):
         if not (folder / name).is_file():
             stage = "prepare" if name == "problems.parquet" else "knowledge"
@@ -410,44 +410,17 @@ def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict
     return population_profiles(mastery, vocabulary, kcs, size, seed)
 
 
-def simulate_command(args) -> None:
-    """`kaser simulate`: writes --out/simulation.json and --out/simulation.md."""
-    from kaser.config import load_section, read_params
-    from kaser.predictor.base_model import ModelParams
-
-    statement = _statement(args.problem)
-    kcs = parse_kcs(args.kcs)
-    reference = read_reference(getattr(args, "reference", None))
-    tests = read_tests(getattr(args, "tests", None))
-    if args.k < 1:
-        raise InputError(f"-k must be at least 1, not {args.k}")
-    params = dataclasses.replace(load_section(args.params, "generate", GenerateParams), k=args.k)
-    if args.mastery is not None:
-        profiles = [parse_mastery(args.mastery, kcs)]
-    else:
-        profiles = _population(args.dataset, kcs, args.population, params.seed)
-    model = load_section(args.params, "model", ModelParams)
-    base, adapter = model_folders(args.dataset, model)
-    if params.max_new_tokens == AUTO:     # the budget of the dataset the adapter learnt from
-        from kaser.data.contracts import read_dataset
-        from kaser.predictor.base_model import load_tokenizer
-        params = resolve_budget(params, load_tokenizer(base), read_dataset(Path("data") / args.dataset)[1])
-    settings = None
-    if "annotate" in read_params(args.params):
-        from kaser.errors.annotate import AnnotateConfig
-        settings = load_section(args.params, "annotate", AnnotateConfig).static_settings()
-    results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
-                       model.dtype, tests=tests, reference=reference, settings=settings)
+def simulation_record(statement: str, language: str, kcs: list[str], dataset: str, adapter,
+                      k: int, results: list[dict], population: bool, *, reference: str | None = None,
+                      tests: list | None = None) -> dict:
+    """simulation.json: the problem, the model, the note (what the codes were judged against) and
+    every profile's samples (and, for a population, the forecast error distribution)."""
     what = " and ".join(w for w, given in (("inputs answered by the reference solution", reference),
                                            ("the given tests", tests)) if given)
-    simulation = {"problem": {"statement": statement, "language": args.language, "kcs": kcs},
-                  "dataset": args.dataset, "adapter": str(adapter), "k": args.k,
+    simulation = {"problem": {"statement": statement, "language": language, "kcs": kcs},
+                  "dataset": dataset, "adapter": str(adapter), "k": k,
                   "note": REFERENCE_NOTE.format(what=what) if what else NEW_PROBLEM_NOTE,
                   "profiles": results}
-    if args.population is not None:
+    if population:
         simulation["error_distribution"] = error_distribution(results)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "simulation.json").write_text(json.dumps(simulation, indent=1) + "\n")
-    (out / "simulation.md").write_text(simulation_markdown(simulation))
-    print(f"{len(profiles)} profile(s) x {args.k} samples -> {out}/simulation.json, simulation.md")
+    return simulation

@@ -4,47 +4,42 @@
 
 Reads params.yaml `evaluate` (methods, K values, embedding model, the evaluation judge
 `evaluate.judge`, which may differ from the GRPO reward's `judge.backend`, as the authors trained
-with one model and evaluated with another), `judge` and `annotate` (the static judge's settings);
+with one model and evaluated with another), `judge` and `annotate` (the static judge's settings)
+and the `llm` keys that shape an answer (the openai judge);
 data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
 problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed method.
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
 reports/<ds>/evaluation.json (std, per-fold values, t-tests, directions) and two caches that a
-rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code) and
-data/<ds>/prediction_embeddings.npz (code embeddings). See kaser.evaluation.scoring.
+rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code,
+keyed by kaser.errors.judge.judge_name: every setting, source file and dataset file that decides
+a judgement)
+and data/<ds>/prediction_embeddings.npz (code embeddings); the openai judge's LLM answers go to
+data/<ds>/evaluate_llm_cache.sqlite. See kaser.evaluation.scoring.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
 
+from _judge import judge_name, open_judge
+from _runner import Stage, run
 from kaser import InputError
-from kaser.config import load_section, read_params
 from kaser.data.contracts import read_dataset
 from kaser.embeddings import EmbeddingCache
 from kaser.evaluation.scoring import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
 
-PARAMS = "params.yaml"
-JUDGE_SOURCES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py")
-
-
-def _judge_name(backend: str) -> str:
-    """What decides the judge's answers besides the code: its backend, params and source."""
-    settings = json.dumps([backend, read_params(PARAMS).get("judge")], sort_keys=True)
-    sources = hashlib.sha256(b"".join(Path(p).read_bytes() for p in JUDGE_SOURCES if Path(p).is_file()))
-    return f"{settings}:{sources.hexdigest()[:16]}"
+PARAMS = ("evaluate", "judge", "annotate", "llm.model", "llm.json_mode", "llm.temperature",
+          "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
 
 
 @contextmanager
-def _judge_codes(folder: Path, candidates: dict[str, list[str]], backend: str):
+def _judge_codes(stage: Stage, candidates: dict[str, list[str]], backend: str):
     """judge(problem_id, codes) -> verdicts, over the evaluation judge (params.yaml evaluate.judge)."""
-    from kaser.errors.judge import reward_judge
-    with reward_judge(folder, PARAMS, backend=backend) as judge:
+    with open_judge(stage, backend) as judge:
         yield lambda problem, codes: judge.verdicts(problem, codes, candidates.get(problem, []))
 
 
@@ -57,8 +52,9 @@ def _read_cluster_outputs(folder: Path):
 
 
 def main(dataset: str) -> None:
-    folder, reports = Path("data") / dataset, Path("reports") / dataset
-    params = load_section(PARAMS, "evaluate", EvaluateParams)
+    stage = Stage("evaluate", dataset, PARAMS)
+    folder, reports = stage.data, stage.reports
+    params = stage.section("evaluate", EvaluateParams)
     predictions = {method: read_predictions(folder, method) for method in params.methods}
     problems, submissions = read_dataset(folder)
     error_labels, submission_errors, candidates = _read_cluster_outputs(folder)
@@ -66,9 +62,9 @@ def main(dataset: str) -> None:
     judged_path, embeddings_path = folder / "judged_predictions.parquet", folder / "prediction_embeddings.npz"
     cache = pl.read_parquet(judged_path) if judged_path.is_file() else None
     embeddings = EmbeddingCache.read(embeddings_path, params.embedding_model)
-    with _judge_codes(folder, candidates, params.judge) as judge:
+    with _judge_codes(stage, candidates, params.judge) as judge:
         metrics, evaluation, cache = evaluate_dataset(
-            truth, predictions, candidates, judge, _judge_name(params.judge), params,
+            truth, predictions, candidates, judge, judge_name(stage, params.judge), params,
             lambda codes: embeddings.embed(codes, params.embedding_batch_size), cache)
     cache.write_parquet(judged_path)
     embeddings.write(embeddings_path, keep=[c for frame in predictions.values() for c in frame["code"]])
@@ -78,10 +74,4 @@ def main(dataset: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/evaluate.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"evaluate: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

@@ -17,17 +17,15 @@ endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>), `par
 models/<ds>/parastudent/<split>-<fold>/. params.yaml `generate` sets K, the decoding and the
 backend; `max_new_tokens: auto` takes the budget from the dataset's first submissions (printed).
 Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
-(student_id, problem_id, sample, code, method, truncated, split, fold).
+(student_id, problem_id, sample, code, method, truncated, split, fold). The params each method
+reads are PARAMS[method]: the history baselines also `model.base` (the persona cache key),
+`baselines` and the `llm` keys of their openai backend (model, endpoint, reasoning effort, token
+cap; they send no JSON mode, no seed and their own temperature).
 """
 
-import sys
-from pathlib import Path
-
-import polars as pl
-
+from _runner import OPERATIONAL, Stage, run
 from kaser import InputError
 from kaser.predictor.history_prompts import BaselineParams
-from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 from kaser.llm import LLMConfig
 from kaser.methods import METHODS
@@ -36,26 +34,37 @@ from kaser.predictor.baselines import predict_baseline
 from kaser.predictor.base_model import load_tokenizer
 from kaser.predictor.sampling import GenerateParams, predict, predict_runs, resolve_budget
 
-PARAMS = "params.yaml"
+_SAMPLE = ("model.dtype", "model.folds", "model.splits", "generate")
+_HISTORY = ("model.base", "model.dtype", "model.folds", "model.splits", "generate", "baselines",
+            "llm.model", "llm.base_url", "llm.reasoning_effort", "llm.max_completion_tokens")
+# what each method reads: the knowledge prompt's sampling, or the history baselines' settings
+# too; a literal, so that tests/test_pipeline.py can check it against dvc.yaml (and that it names
+# every sampled method of kaser.methods; the ablations are stages/ablate.py's)
+PARAMS = {"kaser": _SAMPLE, "student_sft": _SAMPLE, "icl": _HISTORY, "persona": _HISTORY,
+          "parastudent": _HISTORY}
+BASELINE_LLM_KEYS = ("model", "reasoning_effort", "max_completion_tokens") + OPERATIONAL["llm"]
 
 
 def main(dataset: str, method: str) -> None:
-    sampled = [m.name for m in METHODS.values() if m.role != "ablation"]   # ablations: stages/ablate.py
-    if method not in sampled:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(sampled)}")
+    if method not in PARAMS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(PARAMS)}")
+    stage = Stage("generate", dataset, PARAMS[method])
+    folder = stage.data
     adapter = METHODS[method].adapter
-    folder = Path("data") / dataset
-    model = load_section(PARAMS, "model", ModelParams)
-    params = resolve_budget(load_section(PARAMS, "generate", GenerateParams),
+    student_prompt = METHODS[method].prompt == "student"
+    model = stage.section("model", ModelParams,
+                          keys=("dtype", "folds", "splits") if student_prompt
+                          else ("base", "dtype", "folds", "splits"))
+    params = resolve_budget(stage.section("generate", GenerateParams),
                             load_tokenizer("models/base"), read_dataset(folder)[1])
     print(f"generate: max_new_tokens {params.max_new_tokens}")
-    if METHODS[method].prompt == "student":
+    if student_prompt:
         def predict_run(split, fold, pairs):
             return predict("models/base", adapter_path(dataset, adapter, split, fold),
                            pairs, params, method, model.dtype)
     else:
-        baselines = load_section(PARAMS, "baselines", BaselineParams)
-        llm = load_section(PARAMS, "llm", LLMConfig)
+        baselines = stage.section("baselines", BaselineParams)
+        llm = stage.section("llm", LLMConfig, keys=BASELINE_LLM_KEYS)
         problems, submissions = read_dataset(folder)
 
         def predict_run(split, fold, pairs):
@@ -71,4 +80,4 @@ def main(dataset: str, method: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    run(main)

@@ -11,17 +11,20 @@ choices made from the data, the KC backend among them).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from _runner import LLM_KEYS, Stage, run
 from kaser import InputError
-from kaser.config import from_dict, load_section, read_params
+from kaser.config import from_dict
 from kaser.data.contracts import dataset_counts, make_folds, write_dataset, write_folds
 from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
+from kaser.llm import LLMConfig
 from kaser.data.progsnap2 import ingest_progsnap2, kc_client, write_metadata
 
-PARAMS = "params.yaml"
+# the llm keys serve only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
+PARAMS = ("datasets.{dataset}", "splits", "llm.model", "llm.json_mode", "llm.temperature",
+          "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
 
 
 @dataclass(frozen=True)
@@ -70,19 +73,20 @@ SOURCES = {"synthetic": SyntheticSource, "codeworkout": CodeworkoutSource,
            "falconcode": FalconcodeSource, "progsnap2": Progsnap2Source}
 
 
-def dataset_config(name: str, params_path: str = PARAMS):
-    entry = (read_params(params_path).get("datasets") or {}).get(name)
+def dataset_config(stage: Stage):
+    name, where = stage.dataset, f"{stage.params_file}:datasets.{stage.dataset}"
+    entry = stage.raw(f"datasets.{name}")
     if not isinstance(entry, dict):
-        raise InputError(f"no dataset '{name}' under datasets", file=params_path)
+        raise InputError(f"no dataset '{name}' under datasets", file=stage.params_file)
     source = entry.get("source")
     if source not in SOURCES:
-        raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}",
-                         file=f"{params_path}:datasets.{name}")
-    return from_dict(SOURCES[source], entry, where=f"{params_path}:datasets.{name}")
+        raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}", file=where)
+    return from_dict(SOURCES[source], entry, where=where)
 
 
-def build(config, out: Path = Path("data")):
-    """(problems, submissions, metadata) of a dataset config."""
+def build(config, out: Path, llm=None):
+    """(problems, submissions, metadata) of a dataset config; `llm` (LLMConfig) serves the
+    openai KC backend of a progsnap2 source, its answers cached in out/kc_llm_cache.sqlite."""
     metadata = {"source": config.source}
     if isinstance(config, SyntheticSource):
         from kaser.data.synth import generate
@@ -91,7 +95,7 @@ def build(config, out: Path = Path("data")):
         return (*ingest_codeworkout(config.raw, config.problems, config.kc_file,
                                     kc_level=config.kc_level), metadata)
     if isinstance(config, Progsnap2Source):
-        client = kc_client(config.kcs, out / "kc_llm_cache.sqlite", PARAMS)
+        client = kc_client(config.kcs, out / "kc_llm_cache.sqlite", llm)
         try:
             return ingest_progsnap2(config.raw, config.problems, events=config.events,
                                     score_threshold=config.score_threshold,
@@ -102,11 +106,15 @@ def build(config, out: Path = Path("data")):
     return (*ingest_falconcode(config.raw), metadata)
 
 
-def main(name: str) -> None:
-    config = dataset_config(name)
-    splits = load_section(PARAMS, "splits", SplitsConfig)
-    out = Path("data") / name
-    problems, submissions, metadata = build(config, out)
+def main(dataset: str) -> None:
+    stage = Stage("prepare", dataset, PARAMS)
+    config = dataset_config(stage)
+    splits = stage.section("splits", SplitsConfig)
+    llm = None
+    if isinstance(config, Progsnap2Source) and config.kcs == "openai":
+        llm = stage.section("llm", LLMConfig, keys=LLM_KEYS)
+    out, name = stage.data, dataset
+    problems, submissions, metadata = build(config, out, llm)
     write_dataset(out, problems, submissions)
     write_metadata(out, metadata)
     write_folds(out / "folds.json", make_folds(submissions, splits.folds, splits.seed))
@@ -115,10 +123,4 @@ def main(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/prepare.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"prepare: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

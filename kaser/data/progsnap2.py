@@ -363,18 +363,18 @@ def write_metadata(folder, metadata: dict) -> None:
     (folder / "metadata.json").write_text(json.dumps(metadata, indent=1, sort_keys=True) + "\n")
 
 
-def kc_client(kcs: str, cache_path, params_path="params.yaml"):
-    """The ChatClient of params.yaml `llm` for the openai KC backend, else None."""
+def kc_client(kcs: str, cache_path, llm):
+    """A ChatClient with the caller's LLMConfig `llm` for the openai KC backend, else None."""
     if kcs != "openai":
         return None
-    from kaser.config import load_section
-    from kaser.llm import ChatClient, LLMConfig
-    return ChatClient(load_section(params_path, "llm", LLMConfig), cache_path)
+    from kaser.llm import ChatClient
+    return ChatClient(llm, cache_path)
 
 
-def ingest_command(args) -> None:
+def ingest_command(args, llm=None) -> None:
     """`kaser ingest progsnap2|codeworkout|falconcode ROOT --out DIR`: the progsnap2 reader here,
-    the named releases in kaser.data.ingest."""
+    the named releases in kaser.data.ingest; `llm` (an LLMConfig, from kaser.cli) serves the
+    openai KC backend."""
     from kaser.data.contracts import dataset_counts, write_dataset
     if args.format != "progsnap2":
         given = [flag for flag, value, default in (
@@ -389,7 +389,7 @@ def ingest_command(args) -> None:
         raise InputError("--kc-file applies to codeworkout only; give KCs in --problems (kcs column)")
     events = [e.strip() for e in args.events.split(",") if e.strip()] if args.events else None
     out = Path(args.out)
-    client = kc_client(args.kcs, out / "llm_cache.sqlite", args.params)
+    client = kc_client(args.kcs, out / "llm_cache.sqlite", llm)
     try:
         problems, submissions, metadata = ingest_progsnap2(
             args.root, args.problems, events=events, score_threshold=args.score_threshold,

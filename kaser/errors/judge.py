@@ -1,17 +1,23 @@
 """The judge: which of a problem's candidate errors does a predicted code contain?
 
-    with reward_judge(Path("data/synthetic-java"), "params.yaml") as judge:
+    with reward_judge(folder, JudgeConfig("static"), StaticSettings()) as judge:
         judge("java_lucky_sum", code, ["Off-by-one error", "Missing semicolon"])  # -> set of labels
         judge.verdicts("java_lucky_sum", [code], candidates)  # -> [Verdict(errors, clean, valid, diagnosed)]
 
 Used by the GRPO error reward (`kaser.predictor.rewards.make_error_reward`) and by the evaluation
-(IoU@K); params.yaml `judge` for the reward, `evaluate.judge` for the evaluation (issue 11).
-Backends (params.yaml `judge.backend`):
+(IoU@K); the pipeline's stages open params.yaml `judge` for the reward and `evaluate.judge` for the
+evaluation (issue 11). `folder` holds one dataset (problems.parquet, submissions.parquet and the
+cluster stage's error_labels.parquet); the caller passes the settings and names the LLM answer cache.
+`judge_name` is what, besides the code and the candidates, decides an answer: every setting and
+every source file the judge runs, for caches of judged codes (the evaluate stage's).
+
+Backends (`JudgeConfig.backend`, params.yaml `judge.backend`):
 - "static": the static annotator (compiler + tests + repair-based diagnosis, kaser.errors.static_annotator)
   finds the code's errors as standard labels; each is mapped to its cluster label through the
   cluster stage's error_labels.parquet, and only candidates are kept.
 - "openai": the authors' judge prompt through the cached LLM client (kaser.errors.llm_tasks.judge_llm),
-  choosing from the candidate list; answers are cached in the dataset's llm_cache.sqlite.
+  choosing from the candidate list; answers are cached in the SQLite file the caller names
+  (each pipeline stage its own, see stages/_runner.py).
 
 Departures from the paper, and why:
 1. With the static backend the judge does not read the candidate list to decide: it diagnoses
@@ -37,7 +43,6 @@ from typing import NamedTuple
 import polars as pl
 
 from kaser import InputError
-from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 
 
@@ -160,27 +165,97 @@ class LLMJudge:
 
 
 @contextmanager
-def reward_judge(folder: Path, params_path: str | Path = "params.yaml",
-                 backend: str | None = None) -> Iterator:
-    """The judge of params.yaml `judge` for the dataset in `folder` (needs the cluster outputs);
-    `backend` overrides `judge.backend` (the evaluation's own judge, params.yaml evaluate.judge)."""
+def reward_judge(folder: Path, cfg: JudgeConfig, settings=None, llm=None,
+                 cache_path: Path | None = None) -> Iterator:
+    """The judge `cfg` for the dataset in `folder` (needs the cluster outputs): backend static
+    with the annotator's `settings` (kaser.errors.static_annotator.StaticSettings), backend
+    openai with the client settings `llm` (kaser.llm.LLMConfig) and its answers cached at
+    `cache_path`."""
     folder = Path(folder)
-    cfg = load_section(params_path, "judge", JudgeConfig)
-    backend = backend or cfg.backend
-    if backend not in ("static", "openai"):
-        raise InputError(f"unknown backend {backend!r} (static or openai)",
-                         file=f"{params_path}:judge")
+    check_backend(cfg)
     problems, submissions = read_dataset(folder)
     path = folder / "error_labels.parquet"
     if not path.is_file():
         raise InputError("not found; run the cluster stage first", file=path)
-    from kaser.errors.annotate import AnnotateConfig
-    settings = load_section(params_path, "annotate", AnnotateConfig).static_settings()
+    # the static judge decides, and grounds the LLM's answer: whether the code is clean / valid
     static = StaticJudge(problems, submissions, pl.read_parquet(path), settings)
-    if backend == "static":
+    if cfg.backend == "static":
         yield static
     else:
         from kaser.llm import ChatClient, LLMConfig
-        llm = load_section(params_path, "llm", LLMConfig)
-        with ChatClient(llm, folder / llm.cache_file, progress=False) as client:
+        if cache_path is None:
+            raise InputError("the openai judge needs a file for its answer cache")
+        with ChatClient(llm or LLMConfig(), cache_path, progress=False) as client:
             yield LLMJudge(problems, client, grounding=static)
+
+
+def check_backend(cfg: JudgeConfig) -> None:
+    if cfg.backend not in ("static", "openai"):
+        raise InputError(f"unknown judge backend {cfg.backend!r} (static or openai)")
+
+
+# ---------------------------------------------------------------- what decides an answer
+
+PACKAGE = Path(__file__).resolve().parents[2]   # the folder holding kaser/
+
+
+def _module_files(root: Path, name: str) -> list[Path]:
+    """Files under `root` that importing dotted `name` runs (the package __init__s included)."""
+    parts = name.split(".")
+    found = [root.joinpath(*parts[:i], "__init__.py") for i in range(1, len(parts))]
+    found += [root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")]
+    return [path for path in found if path.is_file()]
+
+
+def judge_sources(root: Path = PACKAGE) -> list[Path]:
+    """Every kaser source file the judge can run: the import closure of kaser/errors/judge.py
+    (imports inside functions too, so both backends' annotator, sandbox and LLM client) and every
+    file of kaser/code/, whose sandbox also runs some as programs (python_worker.py), not imports."""
+    import ast
+    seen: set[Path] = set()
+    todo = [root / "kaser" / "errors" / "judge.py"]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                if name == "kaser" or name.startswith("kaser."):
+                    todo.extend(_module_files(root, name))
+    return sorted(seen | set((root / "kaser" / "code").glob("*.py")))
+
+
+def judge_name(cfg: JudgeConfig, settings=None, llm=None, root: Path = PACKAGE,
+               inputs: Sequence[Path] = ()) -> str:
+    """Everything besides the code and the candidates that decides the judge's answers: its
+    backend, the annotator settings (backend static) or the LLM settings that shape an answer
+    (backend openai: model and decoding), a hash of every source file in `judge_sources`, and of
+    the dataset files the judge reads, `inputs` (problems.parquet: tests and statements;
+    submissions.parquet: the correct codes it takes as references; error_labels.parquet: raw
+    label -> cluster label). A cache of judged codes keyed by it never answers with a judgement
+    made otherwise."""
+    import dataclasses
+    import hashlib
+    import json
+    from kaser.errors.static_annotator import StaticSettings
+    check_backend(cfg)
+    if cfg.backend == "static":
+        decides = {"annotate": dataclasses.asdict(settings or StaticSettings())}
+    else:
+        from kaser.llm import LLMConfig
+        llm = llm or LLMConfig()
+        decides = {"llm": {"model": llm.model, **llm.decoding()}}
+    files = judge_sources(root)
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in inputs:
+        digest.update(Path(path).name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    return f"{json.dumps(dataclasses.asdict(cfg) | decides, sort_keys=True)}:{digest.hexdigest()[:16]}"

@@ -56,7 +56,7 @@ class ModelParams:
     [('student', 0), ('student', 1), ('problem', 0), ('problem', 1)]
     >>> ModelParams(folds=(), splits=("student",))
     Traceback (most recent call last):
-    kaser.InputError: params.yaml: model.folds: give at least one test fold, e.g. [0]
+    kaser.InputError: folds: give at least one test fold, e.g. [0]
     """
     base: str = DEFAULT_BASE
     dtype: str = "auto"
@@ -69,17 +69,17 @@ class ModelParams:
         object.__setattr__(self, "folds", folds)
         object.__setattr__(self, "splits", splits)
         if not folds:
-            raise InputError("model.folds: give at least one test fold, e.g. [0]", file="params.yaml")
+            raise InputError("folds: give at least one test fold, e.g. [0]")
         bad = [f for f in folds if isinstance(f, bool) or not isinstance(f, int) or f < 0]
         if bad:
-            raise InputError(f"model.folds: {bad[0]!r} is not a fold number (0, 1, ... below "
-                             "params.yaml splits.folds)", file="params.yaml")
+            raise InputError(f"folds: {bad[0]!r} is not a fold number (0, 1, ... below "
+                             "splits.folds)")
         if not splits or set(splits) - set(SPLITS):
-            raise InputError(f"model.splits: {list(splits)} must be a non-empty list out of "
-                             f"{', '.join(SPLITS)}", file="params.yaml")
+            raise InputError(f"splits: {list(splits)} must be a non-empty list out of "
+                             f"{', '.join(SPLITS)}")
         for key, values in (("folds", folds), ("splits", splits)):
             if len(set(values)) != len(values):
-                raise InputError(f"model.{key}: {list(values)} names one twice", file="params.yaml")
+                raise InputError(f"{key}: {list(values)} names one twice")
 
     def runs(self) -> list[tuple[str, int]]:
         """(split, fold) of every training run, splits outer."""

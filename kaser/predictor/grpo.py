@@ -83,7 +83,7 @@ def ablated(params: GrpoParams, reward: str) -> GrpoParams:
     (1.0, 0.0, 1.0)
     """
     if reward not in ABLATION_METHODS:
-        raise InputError(f"unknown reward {reward!r} in params.yaml ablations.rewards; "
+        raise InputError(f"unknown reward {reward!r} in ablations.rewards; "
                          f"choose from {', '.join(ABLATION_METHODS)}")
     weights = list(params.reward_weights)
     weights[REWARD_NAMES.index(f"{reward}_reward")] = 0.0
@@ -188,26 +188,26 @@ def train_grpo(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams,
     return list(trainer.state.log_history)
 
 
-def train_runs(dataset: str, model, params: GrpoParams, judge: Judge, out_dir_of,
-               dtype: str = "auto") -> dict[str, list[dict]]:
-    """GRPO for every training run of `model` (ModelParams) on data/<dataset>/: each continues
-    its run's SFT adapter (models/<dataset>/sft/<run>/) on its run's training pairs, with the
-    cluster stage's errors, and is saved to `out_dir_of(split, fold)`. Returns {run name: TRL
-    log history}, in run order."""
-    from kaser.predictor.base_model import adapter_path, run_name
+def train_runs(folder, model, params: GrpoParams, judge: Judge, base_model, sft_adapter_of,
+               out_dir_of, dtype: str = "auto") -> dict[str, list[dict]]:
+    """GRPO for every training run of `model` (ModelParams) on the dataset in `folder`: each
+    continues its run's SFT adapter `sft_adapter_of(split, fold)` of `base_model` on its run's
+    training pairs, with the cluster stage's errors, and is saved to `out_dir_of(split, fold)`.
+    Returns {run name: TRL log history}, in run order."""
+    from kaser.predictor.base_model import run_name
 
     from kaser.data.contracts import read_dataset
 
-    folder = Path("data") / dataset
+    folder = Path(folder)
     submission_errors, problem_errors = read_error_truth(folder)
     _, submissions = read_dataset(folder)
-    params = resolve_completion_length(params, "models/base", submissions)
+    params = resolve_completion_length(params, base_model, submissions)
     print(f"grpo: max_completion_length {params.max_completion_length}")
     logs = {}
     for split, fold in model.runs():
         pairs = with_errors(with_correctness(read_pairs(folder, split, fold, "train"), submissions),
                             submission_errors, problem_errors)
-        log = train_grpo("models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
+        log = train_grpo(base_model, sft_adapter_of(split, fold), pairs, params,
                          out_dir_of(split, fold), judge, dtype)
         logs[run_name(split, fold)] = log + [{"max_completion_length": params.max_completion_length}]
     return logs
@@ -219,7 +219,7 @@ def resolve_completion_length(params: GrpoParams, model_path, submissions: pl.Da
     if params.max_completion_length != AUTO:
         if not isinstance(params.max_completion_length, int) or params.max_completion_length < 1:
             raise InputError(f"max_completion_length must be a positive number or {AUTO!r}, not "
-                             f"{params.max_completion_length!r}", file="params.yaml:grpo")
+                             f"{params.max_completion_length!r}")
         return params
     from kaser.predictor.base_model import load_tokenizer
     budget = data_budget(load_tokenizer(model_path), submissions, params.budget_percentile,
