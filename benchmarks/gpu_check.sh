@@ -10,6 +10,20 @@
 # is too big), polars_runtime/ (polars' runtime with its .so stripped and xz-packed, for the same
 # reason), tokenizer/ (SmolLM2's, tokenizer.json.xz), data/ (a synthetic Python dataset), kaser/,
 # benchmarks/ and tests/tiny_lm.py.
+#
+# Building the carry folder (here, in the checkout the device tool sends; name it in .git/info/exclude
+# and in `carry`; the working tree + carry must stay under 64 MiB, this one is ~40 MiB):
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#       --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any -d whl \
+#       trl==1.16.0 datasets==5.2.0 dill==0.4.1 multiprocess==0.70.19 polars==2.1.0 \
+#       polars-runtime-32==2.1.0 codebleu==0.7.0 tree-sitter==0.22.3 tree-sitter-java==0.21.0 \
+#       tree-sitter-python==0.21.0 peft==0.21.2 transformers==5.24.0
+#   then install transformers and polars-runtime-32 with `pip install --no-deps --target site ...`,
+#   `tar -cJf transformers-5.24.0-site.tar.xz -C site transformers transformers-5.24.0.dist-info`
+#   (13.5 MB wheel -> 4.6 MB), `strip --strip-unneeded` the runtime's .so and xz it (54 MB wheel ->
+#   31 MB), put _polars_runtime_32/ + its dist-info under polars_runtime/, and drop both wheels.
+# The machine's own transformers (5.17 when seen) does not do: TrainingArguments there has no
+# `activation_checkpointing`, which our SFT/GRPO configs pass (TRL 1.16 + transformers 5.24 do).
 set -o pipefail
 CARRY=${1:-.gpucheck}; OUT=${2:-/tmp/gpu-check-out}; shift 2
 SITE=/tmp/site
