@@ -202,8 +202,9 @@ def load_model(path, adapter=None, dtype: str = "auto", trainable: bool = False,
                padding_side: str = "left"):
     """(model, tokenizer) from a materialised folder, with the LoRA adapter folder `adapter` if given.
 
-    `trainable=True` keeps the adapter's weights trainable (GRPO continues the SFT adapter);
-    otherwise the model is in eval mode.
+    `trainable=True` keeps the adapter's weights trainable (GRPO continues the SFT adapter; the
+    trainer places it on its device); otherwise the model is in eval mode, on the GPU of this
+    process when there is one (`inference_device`), since `generate` runs where the weights are.
     """
     from transformers import AutoModelForCausalLM
 
@@ -218,4 +219,16 @@ def load_model(path, adapter=None, dtype: str = "auto", trainable: bool = False,
         model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
     if not trainable:
         model.eval()
+        model.to(inference_device())
     return model, tokenizer
+
+
+def inference_device():
+    """The GPU of this process (LOCAL_RANK under `accelerate launch`, else 0) when CUDA is
+    there, else the CPU."""
+    import os
+
+    import torch
+    if torch.cuda.is_available():
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+    return torch.device("cpu")
