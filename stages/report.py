@@ -6,7 +6,7 @@
     python stages/report.py                  # reports/README.md from the sections of every
                                              #   dataset in params.yaml `datasets`
 
-reports/<ds>/headline.json is the dataset's ~15 headline numbers, the DVC metrics file
+reports/<ds>/headline.json is the dataset's <= 20 headline numbers, the DVC metrics file
 (kaser.evaluation.headline): `dvc metrics show`, `dvc exp show --only-changed`.
 
 Reads params.yaml `report`, `evaluate.embedding_model` and `.embedding_batch_size`, and per dataset
