@@ -1,31 +1,22 @@
-"""Reading one section of params.yaml into a frozen dataclass.
+"""One section of settings (a dict, e.g. from params.yaml) into a frozen dataclass.
 
-Every stage declares a `@dataclass(frozen=True)` whose field names equal the keys of its
-params.yaml section; `load_section` fills it and fails on unknown or missing keys, so a typo in
-params.yaml is an error rather than a silently ignored setting.
+Every part of kaser takes its settings as a `@dataclass(frozen=True)` whose field names equal the
+keys of its params.yaml section; `from_dict` fills it and fails on unknown or missing keys, so a
+typo is an error rather than a silently ignored setting. Who reads the file names it in `where`:
+the stage runner (stages/_runner.py) for params.yaml, the `kaser` CLI for its --params file.
 
-    cfg = load_section("params.yaml", "knowledge", KnowledgeConfig)
+    cfg = from_dict(KnowledgeConfig, params["knowledge"], where="params.yaml:knowledge")
 """
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 
 from kaser import InputError
 
 T = TypeVar("T")
-
-
-def read_params(path: str | Path = "params.yaml") -> dict[str, Any]:
-    path = Path(path)
-    if not path.exists():
-        raise InputError("params file not found (run from the repository root)", file=path)
-    with path.open() as f:
-        return yaml.safe_load(f) or {}
 
 
 def from_dict(cls: type[T], values: dict[str, Any], *, where: str) -> T:
@@ -50,11 +41,9 @@ def from_dict(cls: type[T], values: dict[str, Any], *, where: str) -> T:
     if missing:
         raise InputError(f"missing key(s) {', '.join(missing)}", file=where)
     # YAML lists become tuples so the frozen config stays hashable and immutable.
-    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
-
-
-def load_section(path: str | Path, section: str, cls: type[T]) -> T:
-    params = read_params(path)
-    if section not in params:
-        raise InputError(f"no section '{section}'", file=path)
-    return from_dict(cls, params[section] or {}, where=f"{path}:{section}")
+    try:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    except InputError as err:   # a check of the dataclass itself, which knows no file
+        if err.file is not None:
+            raise
+        raise InputError(str(err), file=where) from None

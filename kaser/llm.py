@@ -65,7 +65,7 @@ MAX_BACKOFF_S = 60.0  # no single wait longer than this, whatever the base and a
 
 @dataclass(frozen=True)
 class LLMConfig:
-    """The `llm` section of params.yaml (one comment per key there)."""
+    """The `llm` settings (params.yaml `llm`, one comment per key there)."""
     model: str = "o4-mini"
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
@@ -85,11 +85,11 @@ class LLMConfig:
 
     def __post_init__(self):
         if self.max_concurrency < 1:
-            raise InputError("max_concurrency must be >= 1", file="params.yaml:llm")
+            raise InputError("max_concurrency must be >= 1")
         for name in ("max_retries", "malformed_retries", "backoff_s", "timeout_s",
                      "price_per_mtok_in", "price_per_mtok_out"):
             if getattr(self, name) < 0:
-                raise InputError(f"{name} must be >= 0", file="params.yaml:llm")
+                raise InputError(f"{name} must be >= 0")
 
     def decoding(self) -> dict[str, Any]:
         """The request parameters that shape the answer; unset (None) ones are not sent.
@@ -563,8 +563,8 @@ class ChatClient:
                 if not key:
                     raise InputError(
                         f"environment variable {self.cfg.api_key_env} is not set: export the API "
-                        "key there (a local server without auth accepts any value, e.g. EMPTY)",
-                        file="params.yaml:llm", column="api_key_env")
+                        "key there (a local server without auth accepts any value, e.g. EMPTY; "
+                        "the variable's name is the setting llm.api_key_env)")
                 self._openai = openai.OpenAI(api_key=key, base_url=self.cfg.base_url,
                                              timeout=self.cfg.timeout_s, max_retries=0)
             return self._openai
@@ -593,7 +593,7 @@ class ChatClient:
                 raise InputError(
                     f"the server refused the request (HTTP {err.status_code}): check the key in "
                     f"${self.cfg.api_key_env}, model {self.cfg.model!r} and base_url "
-                    f"{self.cfg.base_url!r}", file="params.yaml:llm") from None
+                    f"{self.cfg.base_url!r} (settings llm.*)") from None
             except _TRANSIENT as err:
                 last_error = err
                 continue

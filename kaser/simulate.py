@@ -4,21 +4,27 @@
         --mastery "loops=0.2,conditionals=0.8" -k 5 --out runs/sim
     kaser simulate --problem "Return the sum of a and b." --language python --kcs arithmetic \\
         --population 30 --dataset synthetic-python --out runs/class
+    kaser simulate ... --reference solution.py [--tests tests.json]   # judge logic, not only syntax
     python stages/sweep.py synthetic-java      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
 of the first training run, the first of params.yaml `model.splits` x `model.folds`
-(models/<ds>/grpo/<split>-<fold>, `model_folders`), with the student prompt of training, and
-finds each code's errors with the static annotator. `error_distribution` turns a population's samples into the forecast share of
+(models/<ds>/grpo/<split>-<fold>, chosen by the caller: kaser.cli, stages/sweep.py), with the
+student prompt of training, and finds each code's errors with the static annotator (`judge_codes`;
+with a model solution, by differential testing against it). `error_distribution` turns a
+population's samples into the forecast share of
 codes showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
 high mastery on its KCs), K codes each, judged against the problem's candidate errors.
 
 Departures from the paper, and why:
-1. A new problem has no tests and no reference, so nothing can be run against it: its errors are
-   what the compiler / parser finds (Syntax category) and nothing else. The output says so.
+1. A new problem without `--reference` or `--tests` has nothing to run against: its errors are
+   what the compiler / parser finds (Syntax category) and nothing else. The output says so. With
+   a model solution (`--reference FILE`) the predicted codes are tested differentially against
+   it on generated inputs, as real submissions without tests are, and `--tests FILE` (JSON
+   `[{"input": [args...], "expected": value}, ...]`) adds the staff's own cases.
    Logical and runtime errors need tests; the knowledge sweep, on a dataset problem, has them
-   (the judge of params.yaml `judge`, over the dataset's tests and correct submissions).
+   (the judge the caller opens, over the dataset's tests and correct submissions).
 2. A population is drawn from the dataset's knowledge-tracing profiles (mastery.parquet rows, a
    seeded draw) projected onto the requested KCs; the paper does not describe class forecasts.
 """
@@ -39,6 +45,8 @@ from kaser.predictor.sampling import GenerateParams
 
 NEW_PROBLEM_NOTE = ("The problem has no tests, so errors come from the compiler / parser only "
                     "(syntax level); runtime and logical errors are not judged.")
+REFERENCE_NOTE = ("Errors are judged as for real submissions: compiled / parsed, run on {what}, "
+                  "and wrong answers explained by repair, so runtime and logical errors are found.")
 SWEEP_PROFILES = {"low": (0.15,), "mixed": (0.2, 0.85), "high": (0.9,)}   # levels, cycled over KCs
 
 
@@ -137,43 +145,62 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
     tokenizer = load_tokenizer(model_path)
     prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language)
                for p in profiles]
+    from kaser.predictor.sampling import Completion
     texts = sample_completions(model_path, adapter, prompts, params, dtype)
-    return [[completion_code(text) for text in own] for own in texts]
+    # each code keeps whether the token budget cut it off (Completion.truncated)
+    return [[Completion(completion_code(text), getattr(text, "truncated", None)) for text in own]
+            for own in texts]
+
+
+def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=None,
+                reference: str | None = None, settings=None) -> dict[str, list[dict]]:
+    """code -> [{category, label}] for each distinct code, by the static annotator on a problem
+    row built from the statement: with `tests` (problems.parquet format) and / or a `reference`
+    (differential testing on generated inputs) it finds runtime and logical errors, without
+    either only what the compiler / parser finds (NEW_PROBLEM_NOTE)."""
+    from kaser.errors.static_annotator import StaticSettings, annotate_static
+
+    problem = {"problem_id": "new_problem", "language": language, "statement": statement,
+               "tests": tests, "reference": reference}
+    distinct = list(dict.fromkeys(codes))
+    found = annotate_static(problem, distinct, (), settings or StaticSettings())
+    return {code: [{"category": e.category, "label": e.label} for e in errors]
+            for code, errors in zip(distinct, found)}
 
 
 def simulate(statement: str, language: str, kcs: Sequence[str],
              profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
-             dtype: str = "auto", k: int | None = None, *, tests=None, settings=None) -> list[dict]:
-    """[{profile, samples: [{code, errors: [{category, label}]}]}] per profile, K samples each.
-
-    Errors come from the static annotator on a problem row built from the statement: with
-    `tests` (problems.parquet format) they include runtime and logical errors, without them
-    only what the compiler / parser finds (NEW_PROBLEM_NOTE).
-    """
-    from kaser.errors.static_annotator import StaticSettings, annotate_static
-
+             dtype: str = "auto", k: int | None = None, *, tests=None, reference=None,
+             settings=None) -> list[dict]:
+    """[{profile, samples: [{code, truncated, errors: [{category, label}]}]}] per profile, K
+    samples each; errors by `judge_codes`. A code the token budget cut off is marked `truncated`
+    and not judged."""
     if k is not None:
         params = dataclasses.replace(params, k=k)
     codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype)
-    problem = {"problem_id": "new_problem", "language": language, "statement": statement,
-               "kcs": list(kcs), "tests": tests, "reference": None}
-    distinct = list(dict.fromkeys(code for own in codes for code in own))
-    found = dict(zip(distinct, annotate_static(problem, distinct, (), settings or StaticSettings())))
+
+    def cut(code) -> bool:
+        return bool(getattr(code, "truncated", False))
+
+    # a code the token budget cut off is not judged: its syntax errors are the budget's
+    found = judge_codes(statement, language, [str(c) for own in codes for c in own if not cut(c)],
+                        tests=tests, reference=reference, settings=settings)
     return [{"profile": dict(profile),
-             "samples": [{"code": code,
-                          "errors": [{"category": e.category, "label": e.label} for e in found[code]]}
-                         for code in own]}
+             "samples": [{"code": str(code), "truncated": cut(code),
+                          "errors": [] if cut(code) else found[str(code)]} for code in own]}
             for profile, own in zip(profiles, codes)]
 
 
 def error_distribution(results: Sequence[dict]) -> dict[str, float]:
-    """Share of all sampled codes showing each error label, highest first.
+    """Share of the sampled codes that finished showing each error label, highest first.
 
     >>> error_distribution([{"samples": [{"errors": [{"label": "Missing semicolon"}]},
     ...                                  {"errors": []}]}])
     {'Missing semicolon': 0.5}
     """
-    samples = [s for r in results for s in r["samples"]]
+    samples = [s for r in results for s in r["samples"] if not s.get("truncated")]
+    if not samples:
+        return {}
     counts = Counter(label for s in samples for label in {e["label"] for e in s["errors"]})
     return {label: n / len(samples) for label, n in sorted(counts.items(), key=lambda c: (-c[1], c[0]))}
 
@@ -203,7 +230,8 @@ def simulation_markdown(simulation: dict) -> str:
         lines += [f"## Profile {number}", "", "| KC | mastery |", "|---|---|"]
         lines += [f"| {kc} | {level:.2f} |" for kc, level in result["profile"].items()]
         for sample_number, sample in enumerate(result["samples"], start=1):
-            errors = ", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+            errors = (", ".join(f"{e['label']} ({e['category']})" for e in sample["errors"]) or "none found"
+                      if not sample.get("truncated") else "cut off by the token budget (not annotated)")
             lines += ["", f"Sample {sample_number}: errors: {errors}", "",
                       _code_block(sample["code"], problem["language"])]
         lines.append("")
@@ -216,9 +244,31 @@ def _cell(text: str) -> str:
     return escaped.replace("\n", "<br>") or "(empty)"
 
 
+def errors_text(found) -> str:
+    """What the sweep prints for one sample: the candidate errors found, or for a verdict
+    (kaser.errors.judge.Verdict) without them whether the code is correct; None: cut off.
+
+    >>> errors_text({"Off-by-one error"}), errors_text(set()), errors_text(None)
+    ('Off-by-one error', 'none', 'cut off by the token budget (not judged)')
+    """
+    if found is None:
+        return "cut off by the token budget (not judged)"
+    labels = getattr(found, "errors", found)
+    if labels:
+        return ", ".join(sorted(labels))
+    if not hasattr(found, "clean"):
+        return "none"
+    if found.clean:
+        return "none (correct)"
+    other = ", ".join(sorted(found.diagnosed))
+    return ("no candidate error, not correct" + (f": {other}" if other else "")
+            + ("" if found.valid else " (does not parse/compile)"))
+
+
 def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
-                   codes: dict[str, list[str]], errors: dict[str, list[set[str]]]) -> str:
-    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors."""
+                   codes: dict[str, list[str]], errors: dict[str, list]) -> str:
+    """Table 4 layout: KCs with each profile's mastery, then each sample's code and errors
+    (label sets, or verdicts; None for a code the token budget cut off)."""
     names = list(levels)
     kcs = list(problem["kcs"])
     lines = [f"# Knowledge sweep: {problem['problem_id']}", "",
@@ -232,7 +282,7 @@ def sweep_markdown(problem: dict, levels: dict[str, dict[str, float]],
         lines.append(f"| predicted code {sample + 1} | " + " | ".join(
             f"<code>{_cell(codes[n][sample])}</code>" for n in names) + " |")
         lines.append(f"| errors {sample + 1} | " + " | ".join(
-            _cell(", ".join(sorted(errors[n][sample])) or "none") for n in names) + " |")
+            _cell(errors_text(errors[n][sample])) for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -252,10 +302,12 @@ def sweep_problem(folds: dict, problem_errors: dict[str, list[str]], fold: int) 
 
 
 def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params: GenerateParams,
-                    dtype: str = "auto", params_path="params.yaml") -> str:
-    """reports/<ds>/knowledge_sweep.md for one problem of the dataset (paper Table 4)."""
+                    judge, dtype: str = "auto") -> str:
+    """reports/<ds>/knowledge_sweep.md for one problem of the dataset in `dataset_folder` (paper
+    Table 4); `judge` is an open kaser.errors.judge.reward_judge over the same folder (the
+    evaluation judge). A code is correct only when the judge finds no error at all; a code cut
+    off by the token budget is marked, not judged."""
     from kaser.data.contracts import read_dataset
-    from kaser.errors.judge import reward_judge
 
     folder = Path(dataset_folder)
     problems, _ = read_dataset(folder)
@@ -272,14 +324,17 @@ def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params
     sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
                            list(levels.values()), model_path, adapter, params, dtype)
     codes = dict(zip(levels, sampled))
-    with reward_judge(folder, params_path) as judge:
-        errors = {name: judge.judge_many(problem_id, own, candidates) for name, own in codes.items()}
+    errors = {}
+    for name, own in codes.items():
+        verdicts = iter(judge.verdicts(problem_id, [c for c in own if not getattr(c, "truncated", False)],
+                                       candidates))
+        errors[name] = [None if getattr(c, "truncated", False) else next(verdicts) for c in own]
     return sweep_markdown(problem, levels, codes, errors)
 
 
-# ---------------------------------------------------------------- the command
+# ---------------------------------------------------------------- for the command (kaser.cli)
 
-def _statement(problem: str) -> str:
+def read_statement(problem: str) -> str:
     try:
         path = Path(problem)
         is_file = path.is_file()
@@ -291,12 +346,49 @@ def _statement(problem: str) -> str:
     return text.strip()
 
 
-def model_folders(dataset: str, model) -> tuple[Path, Path]:
-    """models/base and the KASER adapter of the first run of params.yaml `model`
-    (`ModelParams.first_run`: the first of model.splits x model.folds), models/<dataset>/grpo/
-    <split>-<fold>, or an error saying which stage makes them."""
-    from kaser.predictor.base_model import adapter_path
-    base, adapter = Path("models") / "base", adapter_path(dataset, "grpo", *model.first_run)
+def read_reference(path: str | None) -> str | None:
+    """The --reference file's code (a model solution), or None."""
+    if path is None:
+        return None
+    file = Path(path)
+    if not file.is_file():
+        raise InputError("not found", file=file)
+    code = file.read_text().replace("\r\n", "\n").strip()
+    if not code:
+        raise InputError("--reference: the model solution is empty", file=file)
+    return code
+
+
+def read_tests(path: str | None) -> list[dict] | None:
+    """--tests FILE: JSON `[{"input": [args...], "expected": value}, ...]` -> problems.parquet
+    test cases (JSON text); a malformed case is an InputError naming its 1-based row."""
+    if path is None:
+        return None
+    file = Path(path)
+    if not file.is_file():
+        raise InputError("not found", file=file)
+    try:
+        cases = json.loads(file.read_text())
+    except ValueError as err:
+        raise InputError(f"not JSON: {err}", file=file) from None
+    if not isinstance(cases, list) or not cases:
+        raise InputError('expected a non-empty list [{"input": [args...], "expected": value}, ...]',
+                         file=file)
+    tests = []
+    for row, case in enumerate(cases, start=1):
+        if not isinstance(case, dict) or set(case) != {"input", "expected"}:
+            raise InputError('each case is {"input": [args...], "expected": value}', file=file,
+                             column="input", row=row)
+        if not isinstance(case["input"], list):
+            raise InputError("input must be a list of arguments", file=file, column="input", row=row)
+        tests.append({"input": json.dumps(case["input"]), "expected": json.dumps(case["expected"])})
+    return tests
+
+
+def check_model_folders(base: Path, adapter: Path, dataset: str) -> tuple[Path, Path]:
+    """(base, adapter) when the base model folder and the trained KASER adapter exist, else an
+    error saying which stage makes them."""
+    base, adapter = Path(base), Path(adapter)
     if not base.is_dir():
         raise InputError("base model folder not found; run `dvc repro base_model` first", file=base)
     if not (adapter / "adapter_config.json").is_file():
@@ -304,8 +396,10 @@ def model_folders(dataset: str, model) -> tuple[Path, Path]:
     return base, adapter
 
 
-def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict[str, float]]:
-    folder = Path("data") / dataset
+def dataset_population(folder: Path, dataset: str, kcs: list[str], size: int,
+                       seed: int) -> list[dict[str, float]]:
+    """`population_profiles` drawn from the dataset in `folder` (problems + mastery.parquet)."""
+    folder = Path(folder)
     for name in ("problems.parquet", "mastery.parquet"):
         if not (folder / name).is_file():
             stage = "prepare" if name == "problems.parquet" else "knowledge"
@@ -316,35 +410,17 @@ def _population(dataset: str, kcs: list[str], size: int, seed: int) -> list[dict
     return population_profiles(mastery, vocabulary, kcs, size, seed)
 
 
-def simulate_command(args) -> None:
-    """`kaser simulate`: writes --out/simulation.json and --out/simulation.md."""
-    from kaser.config import load_section, read_params
-    from kaser.predictor.base_model import ModelParams
-
-    statement = _statement(args.problem)
-    kcs = parse_kcs(args.kcs)
-    if args.k < 1:
-        raise InputError(f"-k must be at least 1, not {args.k}")
-    params = dataclasses.replace(load_section(args.params, "generate", GenerateParams), k=args.k)
-    if args.mastery is not None:
-        profiles = [parse_mastery(args.mastery, kcs)]
-    else:
-        profiles = _population(args.dataset, kcs, args.population, params.seed)
-    model = load_section(args.params, "model", ModelParams)
-    base, adapter = model_folders(args.dataset, model)
-    settings = None
-    if "annotate" in read_params(args.params):
-        from kaser.errors.annotate import AnnotateConfig
-        settings = load_section(args.params, "annotate", AnnotateConfig).static_settings()
-    results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
-                       model.dtype, settings=settings)
-    simulation = {"problem": {"statement": statement, "language": args.language, "kcs": kcs},
-                  "dataset": args.dataset, "adapter": str(adapter), "k": args.k,
-                  "note": NEW_PROBLEM_NOTE, "profiles": results}
-    if args.population is not None:
+def simulation_record(statement: str, language: str, kcs: list[str], dataset: str, adapter,
+                      k: int, results: list[dict], population: bool, *, reference: str | None = None,
+                      tests: list | None = None) -> dict:
+    """simulation.json: the problem, the model, the note (what the codes were judged against) and
+    every profile's samples (and, for a population, the forecast error distribution)."""
+    what = " and ".join(w for w, given in (("inputs answered by the reference solution", reference),
+                                           ("the given tests", tests)) if given)
+    simulation = {"problem": {"statement": statement, "language": language, "kcs": kcs},
+                  "dataset": dataset, "adapter": str(adapter), "k": k,
+                  "note": REFERENCE_NOTE.format(what=what) if what else NEW_PROBLEM_NOTE,
+                  "profiles": results}
+    if population:
         simulation["error_distribution"] = error_distribution(results)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "simulation.json").write_text(json.dumps(simulation, indent=1) + "\n")
-    (out / "simulation.md").write_text(simulation_markdown(simulation))
-    print(f"{len(profiles)} profile(s) x {args.k} samples -> {out}/simulation.json, simulation.md")
+    return simulation

@@ -13,6 +13,8 @@ models/<ds>/ablations/<method>/<split>-<fold>/, samples the run's test pairs wit
 `generate` (the same draw as every other method) and writes data/<ds>/ablations/<method>.parquet
 (method kaser_no_sim, kaser_no_err or kaser_no_div), which the evaluate stage scores beside KASER
 (paired t-tests included) when evaluate.methods names it. Per-step logs: reports/<ds>/ablations_log.json.
+The judge's LLM answers (judge.backend openai) are cached in the stage's own
+data/<ds>/ablate_llm_cache.sqlite, a persistent output (empty with the static judge).
 
 A single ablation as its own experiment, compared with `dvc exp show`, needs no stage:
 `dvc exp run -S 'grpo.reward_weights=[0,1,1]'`.
@@ -20,16 +22,17 @@ A single ablation as its own experiment, compared with `dvc exp show`, needs no 
 
 import dataclasses
 import json
-import sys
-from pathlib import Path
 
-from kaser.config import load_section
+from _judge import keep_cache, open_judge
+from _runner import Stage, run
 from kaser.predictor.grpo import ABLATION_METHODS, GrpoParams, ablated, train_runs
-from kaser.errors.judge import reward_judge
-from kaser.predictor.base_model import ModelParams, run_name
-from kaser.predictor.sampling import GenerateParams, predict, predict_runs
+from kaser.data.contracts import read_dataset
+from kaser.predictor.base_model import ModelParams, adapter_path, load_tokenizer, run_name
+from kaser.predictor.sampling import GenerateParams, predict, predict_runs, resolve_budget
 
-PARAMS = "params.yaml"
+PARAMS = ("model.dtype", "model.folds", "model.splits", "grpo", "judge", "generate", "ablations",
+          "annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
+          "llm.max_completion_tokens", "llm.seed")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,18 +40,19 @@ class AblationParams:
     rewards: tuple[str, ...] = ()
 
 
-def run_ablation(dataset: str, method: str, params: GrpoParams, model: ModelParams,
+def run_ablation(stage: Stage, method: str, params: GrpoParams, model: ModelParams,
                  sampling: GenerateParams, judge) -> dict:
     """Train one ablation's runs, sample their test pairs into data/<ds>/ablations/<method>.parquet;
     returns the runs' GRPO logs."""
-    adapters = Path("models") / dataset / "ablations" / method
-    logs = train_runs(dataset, model, params, judge,
+    adapters = stage.models / "ablations" / method
+    logs = train_runs(stage.data, model, params, judge, "models/base",
+                      lambda split, fold: adapter_path(stage.dataset, "sft", split, fold),
                       lambda split, fold: adapters / run_name(split, fold), model.dtype)
     predictions = predict_runs(
-        Path("data") / dataset, model.runs(), sampling,
+        stage.data, model.runs(), sampling,
         lambda split, fold, pairs: predict("models/base", adapters / run_name(split, fold), pairs,
                                            sampling, method, model.dtype))
-    path = Path("data") / dataset / "ablations" / f"{method}.parquet"
+    path = stage.data / "ablations" / f"{method}.parquet"
     predictions.write_parquet(path)
     print(f"{method}: reward_weights {list(params.reward_weights)}, {len(model.runs())} run(s) "
           f"-> {path}")
@@ -56,21 +60,24 @@ def run_ablation(dataset: str, method: str, params: GrpoParams, model: ModelPara
 
 
 def main(dataset: str) -> None:
-    folder = Path("data") / dataset
-    model = load_section(PARAMS, "model", ModelParams)
-    grpo = load_section(PARAMS, "grpo", GrpoParams)
-    sampling = load_section(PARAMS, "generate", GenerateParams)
-    rewards = load_section(PARAMS, "ablations", AblationParams).rewards
+    stage = Stage("ablate", dataset, PARAMS)
+    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    grpo = stage.section("grpo", GrpoParams)
+    sampling = resolve_budget(stage.section("generate", GenerateParams),
+                              load_tokenizer("models/base"), read_dataset(stage.data)[1])
+    rewards = stage.section("ablations", AblationParams).rewards
     variants = {ABLATION_METHODS.get(reward, reward): ablated(grpo, reward) for reward in rewards}
-    out, models = folder / "ablations", Path("models") / dataset / "ablations"
+    out, models = stage.data / "ablations", stage.models / "ablations"
     for path in (out, models):
         path.mkdir(parents=True, exist_ok=True)   # DVC outputs, empty when nothing is ablated
     logs = {}
     if variants:
-        with reward_judge(folder, PARAMS) as judge:
+        with open_judge(stage) as judge:
             for method, params in variants.items():
-                logs[method] = run_ablation(dataset, method, params, model, sampling, judge)
-    report = Path("reports") / dataset / "ablations_log.json"
+                logs[method] = run_ablation(stage, method, params, model, sampling, judge)
+    else:
+        keep_cache(stage)
+    report = stage.reports / "ablations_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")
     if not variants:
@@ -78,4 +85,4 @@ def main(dataset: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(main)

@@ -3,7 +3,8 @@
     python stages/annotate.py synthetic-java
 
 Reads params.yaml `annotate` (backend static|openai, static-annotator limits) and, for the openai
-backend, `llm`; data/<ds>/problems.parquet and submissions.parquet. Writes
+backend, `llm` (the keys in PARAMS; the operational ones of stages/_runner.py besides);
+data/<ds>/problems.parquet and submissions.parquet. Writes
 data/<ds>/annotations.parquet, data/<ds>/llm_cache.sqlite (empty with the static backend; a
 persistent output either way) and reports/<ds>/annotation_quality.json (precision / recall / F1
 against the true errors on synthetic data; counts only on real data). See kaser.errors.annotate.
@@ -12,34 +13,29 @@ Bad input, or an LLM run where every prompt failed: one line, exit 2; Ctrl-C: on
 """
 
 import json
-import sys
-from pathlib import Path
 
-from kaser import InputError
-from kaser.errors.annotate import annotate_folder, counts_line, quality_line
+from _runner import LLM_KEYS, Stage, run
+from kaser.errors.annotate import AnnotateConfig, annotate_folder, counts_line, quality_line
+from kaser.llm import LLMConfig
+
+PARAMS = ("annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
+          "llm.max_completion_tokens", "llm.seed")
 
 
 def main(dataset: str) -> None:
-    folder = Path("data") / dataset
-    annotations, quality, counts = annotate_folder(folder)
+    stage = Stage("annotate", dataset, PARAMS)
+    folder = stage.data
+    cfg = stage.section("annotate", AnnotateConfig)
+    llm = stage.section("llm", LLMConfig, keys=LLM_KEYS) if cfg.backend == "openai" else None
+    annotations, quality, counts = annotate_folder(folder, cfg, stage.llm_cache, llm)
     annotations.write_parquet(folder / "annotations.parquet")
     print(counts_line(counts))
     if quality is not None:
         print(quality_line(quality))
-    report = Path("reports") / dataset / "annotation_quality.json"
+    report = stage.reports / "annotation_quality.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(quality if quality is not None else {"counts": counts}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/annotate.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"annotate: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        print("annotate: interrupted; run it again to resume (LLM answers received so far are "
-              "cached)", file=sys.stderr)
-        raise SystemExit(130) from None
+    run(main)

@@ -9,18 +9,19 @@ local folder gets a pointer there instead of a copy (kaser.predictor.base_model)
 
 import time
 
-from kaser.config import load_section
+from _runner import Stage, run
 from kaser.predictor.base_model import ModelParams, materialise_base_model
 
 OUT = "models/base"
+PARAMS = ("model.base",)
 
 
 def main() -> None:
-    params = load_section("params.yaml", "model", ModelParams)
+    params = Stage("base_model", None, PARAMS).section("model", ModelParams, keys=("base",))
     start = time.perf_counter()
     folder = materialise_base_model(params.base, OUT)
     print(f"base model {params.base} -> {folder}/ in {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -4,25 +4,31 @@
 
 Reads data/<ds>/annotations.parquet; writes data/<ds>/error_labels.parquet (raw label ->
 cluster label), submission_errors.parquet (each submission's cluster labels) and
-problem_errors.json (each problem's most frequent errors). Settings: params.yaml `cluster`.
+problem_errors.json (each problem's most frequent errors). Settings: params.yaml `cluster`, and
+for `summary_backend: openai` the `llm` keys in PARAMS; the LLM's summaries are cached in the
+stage's own data/<ds>/cluster_llm_cache.sqlite (a persistent output, empty with the static
+summary), never in the annotate stage's llm_cache.sqlite.
 """
 
-import sys
-from pathlib import Path
-
+from _runner import LLM_KEYS, Stage, run
 from kaser.errors.cluster import (ClusterConfig, cluster_annotations, read_annotations, summariser,
-                           write_cluster_outputs)
-from kaser.config import load_section
+                                  write_cluster_outputs)
+from kaser.llm import LLMConfig, ResponseCache
+
+PARAMS = ("cluster", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
+          "llm.max_completion_tokens", "llm.seed")
 
 
 def main(dataset: str) -> None:
-    folder = Path("data") / dataset
-    cfg = load_section("params.yaml", "cluster", ClusterConfig)
-    annotations = read_annotations(folder)
-    with summariser(cfg, "params.yaml", folder) as summarise:
+    stage = Stage("cluster", dataset, PARAMS)
+    cfg = stage.section("cluster", ClusterConfig)
+    llm = stage.section("llm", LLMConfig, keys=LLM_KEYS) if cfg.summary_backend == "openai" else None
+    annotations = read_annotations(stage.data)
+    ResponseCache(stage.llm_cache).close()
+    with summariser(cfg, llm, stage.llm_cache) as summarise:
         outputs = cluster_annotations(annotations, cfg, summarise)
-    write_cluster_outputs(folder, *outputs)
+    write_cluster_outputs(stage.data, *outputs)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(main)

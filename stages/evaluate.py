@@ -2,52 +2,48 @@
 
     python stages/evaluate.py synthetic-java
 
-Reads params.yaml `evaluate` (methods, K values, embedding model, ...) and `judge`;
+Reads params.yaml `evaluate` (methods, K values, embedding model, the evaluation judge
+`evaluate.judge`, which may differ from the GRPO reward's `judge.backend`, as the authors trained
+with one model and evaluated with another), `judge` and `annotate` (the static judge's settings)
+and the `llm` keys that shape an answer (the openai judge);
 data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
 problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed method.
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
 reports/<ds>/evaluation.json (std, CIs, per-fold values, t-tests, directions),
 reports/<ds>/pair_scores.csv and problem_scores.csv (one row per method and test pair / problem:
 every interval and test can be recomputed from them without rerunning) and two caches that a
-rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code) and
-data/<ds>/prediction_embeddings.npz (code embeddings). See kaser.evaluation.scoring.
+rerun reuses: data/<ds>/judged_predictions.parquet (the judge's answer per problem and code,
+keyed by kaser.errors.judge.judge_name: every setting, source file and dataset file that decides
+a judgement)
+and data/<ds>/prediction_embeddings.npz (code embeddings); the openai judge's LLM answers go to
+data/<ds>/evaluate_llm_cache.sqlite. See kaser.evaluation.scoring.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
 
+from _judge import judge_name, open_judge
+from _runner import Stage, run
 from kaser import InputError
-from kaser.config import load_section, read_params
 from kaser.data.contracts import read_dataset
 from kaser.embeddings import EmbeddingCache
 from kaser.evaluation.scoring import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
 from kaser.evaluation.summary import unit_scores
 
-PARAMS = "params.yaml"
-JUDGE_SOURCES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py")
-
-
-def _judge_name() -> str:
-    """What decides the judge's answers besides the code: its params and its source."""
-    settings = json.dumps(read_params(PARAMS).get("judge"), sort_keys=True)
-    sources = hashlib.sha256(b"".join(Path(p).read_bytes() for p in JUDGE_SOURCES if Path(p).is_file()))
-    return f"{settings}:{sources.hexdigest()[:16]}"
+PARAMS = ("evaluate", "judge", "annotate", "llm.model", "llm.json_mode", "llm.temperature",
+          "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
 
 
 @contextmanager
-def _judge_codes(folder: Path, candidates: dict[str, list[str]]):
-    """judge(problem_id, codes) -> label sets, over the judge of params.yaml `judge`."""
-    from kaser.errors.judge import reward_judge
-    with reward_judge(folder, PARAMS) as judge:
-        yield lambda problem, codes: [set(judge(problem, code, candidates.get(problem, [])))
-                                      for code in codes]
+def _judge_codes(stage: Stage, candidates: dict[str, list[str]], backend: str):
+    """judge(problem_id, codes) -> verdicts, over the evaluation judge (params.yaml evaluate.judge)."""
+    with open_judge(stage, backend) as judge:
+        yield lambda problem, codes: judge.verdicts(problem, codes, candidates.get(problem, []))
 
 
 def _read_cluster_outputs(folder: Path):
@@ -59,8 +55,9 @@ def _read_cluster_outputs(folder: Path):
 
 
 def main(dataset: str) -> None:
-    folder, reports = Path("data") / dataset, Path("reports") / dataset
-    params = load_section(PARAMS, "evaluate", EvaluateParams)
+    stage = Stage("evaluate", dataset, PARAMS)
+    folder, reports = stage.data, stage.reports
+    params = stage.section("evaluate", EvaluateParams)
     predictions = {method: read_predictions(folder, method) for method in params.methods}
     problems, submissions = read_dataset(folder)
     error_labels, submission_errors, candidates = _read_cluster_outputs(folder)
@@ -69,9 +66,9 @@ def main(dataset: str) -> None:
     cache = pl.read_parquet(judged_path) if judged_path.is_file() else None
     embeddings = EmbeddingCache.read(embeddings_path, params.embedding_model)
     tables = {}
-    with _judge_codes(folder, candidates) as judge:
+    with _judge_codes(stage, candidates, params.judge) as judge:
         metrics, evaluation, cache = evaluate_dataset(
-            truth, predictions, candidates, judge, _judge_name(), params,
+            truth, predictions, candidates, judge, judge_name(stage, params.judge), params,
             lambda codes: embeddings.embed(codes, params.embedding_batch_size), cache, tables)
     cache.write_parquet(judged_path)
     embeddings.write(embeddings_path, keep=[c for frame in predictions.values() for c in frame["code"]])
@@ -85,10 +82,4 @@ def main(dataset: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/evaluate.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"evaluate: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

@@ -15,44 +15,66 @@ prompt. The history baselines prompt with the student's earlier submissions: `ic
 on the base model (or, with params.yaml `baselines.backend: openai`, an OpenAI-compatible
 endpoint; answers and personas cached in data/<ds>/<baselines.cache_file>), `parastudent` with
 models/<ds>/parastudent/<split>-<fold>/. params.yaml `generate` sets K, the decoding and the
-backend. Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
-(student_id, problem_id, sample, code, method, split, fold). A baseline left out of params.yaml
-`baselines.methods` samples nothing: its file holds no rows (the CPU study samples Student SFT only).
+backend; `max_new_tokens: auto` takes the budget from the dataset's first submissions (printed).
+Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
+(student_id, problem_id, sample, code, method, truncated, split, fold). The params each method
+reads are PARAMS[method]: the history baselines also `model.base` (the persona cache key),
+`baselines` and the `llm` keys of their openai backend (model, endpoint, reasoning effort, token
+cap; they send no JSON mode, no seed and their own temperature). A baseline left out of
+params.yaml `baselines.methods` samples nothing: its file holds no rows (the CPU study, README
+"CPU study", samples Student SFT only).
 """
-
-import sys
-from pathlib import Path
 
 import polars as pl
 
+from _runner import OPERATIONAL, Stage, run
 from kaser import InputError
 from kaser.predictor.history_prompts import BaselineParams
-from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 from kaser.llm import LLMConfig
 from kaser.methods import METHODS
 from kaser.predictor.base_model import ModelParams, adapter_path
 from kaser.predictor.baselines import predict_baseline
-from kaser.predictor.sampling import PREDICTION_SCHEMA, GenerateParams, predict, predict_runs
+from kaser.predictor.base_model import load_tokenizer
+from kaser.predictor.sampling import PREDICTION_SCHEMA, GenerateParams, predict, predict_runs, resolve_budget
 
-PARAMS = "params.yaml"
+_SAMPLE = ("model.dtype", "model.folds", "model.splits", "generate")
+_HISTORY = ("model.base", "model.dtype", "model.folds", "model.splits", "generate", "baselines",
+            "llm.model", "llm.base_url", "llm.reasoning_effort", "llm.max_completion_tokens")
+# what each method reads: the knowledge prompt's sampling, or the history baselines' settings
+# too; a literal, so that tests/test_pipeline.py can check it against dvc.yaml (and that it names
+# every sampled method of kaser.methods; the ablations are stages/ablate.py's)
+PARAMS = {"kaser": _SAMPLE, "student_sft": _SAMPLE + ("baselines.methods",), "icl": _HISTORY,
+          "persona": _HISTORY, "parastudent": _HISTORY}
+BASELINE_LLM_KEYS = ("model", "reasoning_effort", "max_completion_tokens") + OPERATIONAL["llm"]
 
 
 def main(dataset: str, method: str) -> None:
-    sampled = [m.name for m in METHODS.values() if m.role != "ablation"]   # ablations: stages/ablate.py
-    if method not in sampled:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(sampled)}")
+    if method not in PARAMS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(PARAMS)}")
+    stage = Stage("generate", dataset, PARAMS[method])
+    folder = stage.data
     adapter = METHODS[method].adapter
-    folder = Path("data") / dataset
-    model = load_section(PARAMS, "model", ModelParams)
-    params = load_section(PARAMS, "generate", GenerateParams)
-    if METHODS[method].prompt == "student":
+    student_prompt = METHODS[method].prompt == "student"
+    out = folder / "predictions" / f"{method}.parquet"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if METHODS[method].role == "baseline" and not _sampled_baseline(stage, method):
+        pl.DataFrame(schema=PREDICTION_SCHEMA | {"split": pl.String, "fold": pl.Int64}).write_parquet(out)
+        print(f"generate: {method} is not in params.yaml baselines.methods: nothing sampled -> {out} (no rows)")
+        return
+    model = stage.section("model", ModelParams,
+                          keys=("dtype", "folds", "splits") if student_prompt
+                          else ("base", "dtype", "folds", "splits"))
+    params = resolve_budget(stage.section("generate", GenerateParams),
+                            load_tokenizer("models/base"), read_dataset(folder)[1])
+    print(f"generate: max_new_tokens {params.max_new_tokens}")
+    if student_prompt:
         def predict_run(split, fold, pairs):
             return predict("models/base", adapter_path(dataset, adapter, split, fold),
                            pairs, params, method, model.dtype)
     else:
-        baselines = load_section(PARAMS, "baselines", BaselineParams)
-        llm = load_section(PARAMS, "llm", LLMConfig)
+        baselines = stage.section("baselines", BaselineParams)
+        llm = stage.section("llm", LLMConfig, keys=BASELINE_LLM_KEYS)
         problems, submissions = read_dataset(folder)
 
         def predict_run(split, fold, pairs):
@@ -60,26 +82,20 @@ def main(dataset: str, method: str) -> None:
                                     model_id=model.base, cache_path=folder / baselines.cache_file,
                                     adapter=adapter_path(dataset, adapter, split, fold) if adapter else None,
                                     dtype=model.dtype)
-    out = folder / "predictions" / f"{method}.parquet"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if METHODS[method].role == "baseline" and not _sampled_baseline(method):
-        pl.DataFrame(schema=PREDICTION_SCHEMA | {"split": pl.String, "fold": pl.Int64}).write_parquet(out)
-        print(f"{method} is not in params.yaml baselines.methods: nothing sampled -> {out} (no rows)")
-        return
     predictions = predict_runs(folder, model.runs(), params, predict_run)
     predictions.write_parquet(out)
     print(f"{len(model.runs())} run(s) -> {out}")
 
 
-def _sampled_baseline(method: str) -> bool:
+def _sampled_baseline(stage: Stage, method: str) -> bool:
     """Whether params.yaml `baselines.methods` lists this baseline (unknown names fail)."""
-    listed = load_section(PARAMS, "baselines", BaselineParams).methods
+    listed = stage.section("baselines", BaselineParams, keys=("methods",)).methods
     unknown = set(listed) - {m.name for m in METHODS.values() if m.role == "baseline"}
     if unknown:
         raise InputError(f"unknown baseline(s) {', '.join(sorted(unknown))}",
-                         file=PARAMS, column="baselines.methods")
+                         file=stage.params_file, column="baselines.methods")
     return method in listed
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    run(main)

@@ -10,31 +10,34 @@ continuing that run's SFT adapter models/<ds>/sft/<split>-<fold>/ on the run's t
 with params.yaml `grpo` and the judge of params.yaml `judge`; writes each adapter to
 models/<ds>/grpo/<split>-<fold>/ and the per-step logs (loss and each reward's mean/std) to
 reports/<ds>/grpo_log.json ({"<split>-<fold>": log of that run}; the report draws the first
-run's reward curves).
+run's reward curves). The judge's LLM answers (judge.backend openai) are cached in the stage's own
+data/<ds>/grpo_llm_cache.sqlite, a persistent output (empty with the static judge).
 """
 
 import json
-import sys
-from pathlib import Path
 
-from kaser.config import load_section
+from _judge import open_judge
+from _runner import Stage, run
 from kaser.predictor.grpo import GrpoParams, train_runs
-from kaser.errors.judge import reward_judge
 from kaser.predictor.base_model import ModelParams, adapter_path
 
-PARAMS = "params.yaml"
+PARAMS = ("model.dtype", "model.folds", "model.splits", "grpo", "judge", "annotate",
+          "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
+          "llm.max_completion_tokens", "llm.seed")
 
 
 def main(dataset: str) -> None:
-    model = load_section(PARAMS, "model", ModelParams)
-    params = load_section(PARAMS, "grpo", GrpoParams)
-    with reward_judge(Path("data") / dataset, PARAMS) as judge:
-        logs = train_runs(dataset, model, params, judge,
+    stage = Stage("grpo", dataset, PARAMS)
+    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    params = stage.section("grpo", GrpoParams)
+    with open_judge(stage) as judge:
+        logs = train_runs(stage.data, model, params, judge, "models/base",
+                          lambda split, fold: adapter_path(dataset, "sft", split, fold),
                           lambda split, fold: adapter_path(dataset, "grpo", split, fold), model.dtype)
-    report = Path("reports") / dataset / "grpo_log.json"
+    report = stage.reports / "grpo_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(main)

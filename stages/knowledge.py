@@ -12,26 +12,16 @@ mastery Spearman on synthetic data) and reports/<name>/mastery.png. See kaser.kn
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from kaser import InputError
-from kaser.config import load_section
+from _runner import Stage, run
 from kaser.knowledge.tracing import KnowledgeConfig, run_folder
 
-PARAMS = "params.yaml"
+PARAMS = ("knowledge",)
 
 
-def main(name: str) -> None:
-    cfg = load_section(PARAMS, "knowledge", KnowledgeConfig)
-    run_folder(Path("data") / name, Path("reports") / name, cfg)
+def main(dataset: str) -> None:
+    stage = Stage("knowledge", dataset, PARAMS)
+    run_folder(stage.data, stage.reports, stage.section("knowledge", KnowledgeConfig))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/knowledge.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"knowledge: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

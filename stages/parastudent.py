@@ -13,24 +13,26 @@ models/<ds>/parastudent/<split>-<fold>/ and the per-step logs to reports/<ds>/pa
 
 import dataclasses
 import json
-import sys
-from pathlib import Path
 
+from _runner import Stage, run
 from kaser.predictor.history_prompts import BaselineParams, parastudent_examples, with_history
-from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 from kaser.predictor.base_model import ModelParams, adapter_path, run_name
 from kaser.predictor.sft import SftParams, train_examples
 from kaser.predictor.prompt import read_pairs
 
-PARAMS = "params.yaml"
+PARAMS = ("model.dtype", "model.folds", "model.splits", "sft", "baselines.history",
+          "baselines.max_code_chars", "baselines.parastudent_max_pairs",
+          "baselines.parastudent_max_length")
 
 
 def main(dataset: str) -> None:
-    folder = Path("data") / dataset
-    model = load_section(PARAMS, "model", ModelParams)
-    baselines = load_section(PARAMS, "baselines", BaselineParams)
-    sft = load_section(PARAMS, "sft", SftParams)
+    stage = Stage("parastudent", dataset, PARAMS)
+    folder = stage.data
+    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    baselines = stage.section("baselines", BaselineParams, keys=(
+        "history", "max_code_chars", "parastudent_max_pairs", "parastudent_max_length"))
+    sft = stage.section("sft", SftParams)
     params = dataclasses.replace(sft, max_pairs=baselines.parastudent_max_pairs,
                                  max_length=baselines.parastudent_max_length)
     problems, submissions = read_dataset(folder)
@@ -42,10 +44,10 @@ def main(dataset: str) -> None:
         logs[run_name(split, fold)] = train_examples(
             "models/base", examples, params, adapter_path(dataset, "parastudent", split, fold),
             model.dtype)
-    report = Path("reports") / dataset / "parastudent_log.json"
+    report = stage.reports / "parastudent_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(main)

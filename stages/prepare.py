@@ -2,23 +2,29 @@
 
     python stages/prepare.py synthetic-java
 
-Reads `datasets.<name>` (its `source` says which settings it takes: synthetic, codeworkout or
-falconcode) and `splits`; generates or ingests the dataset (kaser.data.synth / kaser.data.ingest), writes
-data/<name>/problems.parquet, submissions.parquet (validated, byte-deterministic) and folds.json.
+Reads `datasets.<name>` (its `source` says which settings it takes: synthetic, codeworkout,
+falconcode or progsnap2) and `splits`; generates or ingests the dataset (kaser.data.synth /
+kaser.data.ingest / kaser.data.progsnap2), writes data/<name>/problems.parquet, submissions.parquet
+(validated, byte-deterministic), folds.json and metadata.json (source, and for progsnap2 the
+choices made from the data, the KC backend among them).
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from _runner import LLM_KEYS, Stage, run
 from kaser import InputError
-from kaser.config import from_dict, load_section, read_params
+from kaser.config import from_dict
 from kaser.data.contracts import dataset_counts, make_folds, write_dataset, write_folds
 from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
+from kaser.llm import LLMConfig
+from kaser.data.progsnap2 import ingest_progsnap2, kc_client, write_metadata
 
-PARAMS = "params.yaml"
+# the llm keys serve only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
+PARAMS = ("datasets.{dataset}", "splits", "llm.model", "llm.json_mode", "llm.temperature",
+          "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
 
 
 @dataclass(frozen=True)
@@ -47,53 +53,74 @@ class FalconcodeSource:
 
 
 @dataclass(frozen=True)
+class Progsnap2Source:
+    source: str
+    raw: str                          # folder with MainTable.csv (or Data/MainTable.csv) and code states
+    problems: str | None = None       # optional problem table (.csv/.xlsx): id, statement, optional kcs
+    language: str | None = None       # python | java; null = from ToolInstances
+    events: tuple | None = None       # event types that are submissions; null = submission-like ones present
+    score_threshold: float = 1.0      # with a Score column: correct when score >= this
+    kcs: str = "derived"              # KCs the table lacks: derived (syntax trees) | openai (params `llm`)
+
+
+@dataclass(frozen=True)
 class SplitsConfig:
     folds: int
     seed: int
 
 
 SOURCES = {"synthetic": SyntheticSource, "codeworkout": CodeworkoutSource,
-           "falconcode": FalconcodeSource}
+           "falconcode": FalconcodeSource, "progsnap2": Progsnap2Source}
 
 
-def dataset_config(name: str, params_path: str = PARAMS):
-    entry = (read_params(params_path).get("datasets") or {}).get(name)
+def dataset_config(stage: Stage):
+    name, where = stage.dataset, f"{stage.params_file}:datasets.{stage.dataset}"
+    entry = stage.raw(f"datasets.{name}")
     if not isinstance(entry, dict):
-        raise InputError(f"no dataset '{name}' under datasets", file=params_path)
+        raise InputError(f"no dataset '{name}' under datasets", file=stage.params_file)
     source = entry.get("source")
     if source not in SOURCES:
-        raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}",
-                         file=f"{params_path}:datasets.{name}")
-    return from_dict(SOURCES[source], entry, where=f"{params_path}:datasets.{name}")
+        raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}", file=where)
+    return from_dict(SOURCES[source], entry, where=where)
 
 
-def build(config):
-    """(problems, submissions) of a dataset config."""
+def build(config, out: Path, llm=None):
+    """(problems, submissions, metadata) of a dataset config; `llm` (LLMConfig) serves the
+    openai KC backend of a progsnap2 source, its answers cached in out/kc_llm_cache.sqlite."""
+    metadata = {"source": config.source}
     if isinstance(config, SyntheticSource):
         from kaser.data.synth import generate
-        return generate(config.language, config.students, config.problems, config.seed)
+        return (*generate(config.language, config.students, config.problems, config.seed), metadata)
     if isinstance(config, CodeworkoutSource):
-        return ingest_codeworkout(config.raw, config.problems, config.kc_file,
-                                  kc_level=config.kc_level)
-    return ingest_falconcode(config.raw)
+        return (*ingest_codeworkout(config.raw, config.problems, config.kc_file,
+                                    kc_level=config.kc_level), metadata)
+    if isinstance(config, Progsnap2Source):
+        client = kc_client(config.kcs, out / "kc_llm_cache.sqlite", llm)
+        try:
+            return ingest_progsnap2(config.raw, config.problems, events=config.events,
+                                    score_threshold=config.score_threshold,
+                                    language=config.language, kcs=config.kcs, llm=client)
+        finally:
+            if client is not None:
+                client.close()
+    return (*ingest_falconcode(config.raw), metadata)
 
 
-def main(name: str) -> None:
-    config = dataset_config(name)
-    splits = load_section(PARAMS, "splits", SplitsConfig)
-    problems, submissions = build(config)
-    out = Path("data") / name
+def main(dataset: str) -> None:
+    stage = Stage("prepare", dataset, PARAMS)
+    config = dataset_config(stage)
+    splits = stage.section("splits", SplitsConfig)
+    llm = None
+    if isinstance(config, Progsnap2Source) and config.kcs == "openai":
+        llm = stage.section("llm", LLMConfig, keys=LLM_KEYS)
+    out, name = stage.data, dataset
+    problems, submissions, metadata = build(config, out, llm)
     write_dataset(out, problems, submissions)
+    write_metadata(out, metadata)
     write_folds(out / "folds.json", make_folds(submissions, splits.folds, splits.seed))
     counts = ", ".join(f"{k} {v}" for k, v in dataset_counts(problems, submissions).items())
     print(f"prepare {name} ({config.source}) -> {out}: {counts}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python stages/prepare.py <dataset name from params.yaml>")
-    try:
-        main(sys.argv[1])
-    except InputError as err:
-        print(f"prepare: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

@@ -6,10 +6,10 @@
     python stages/report.py                  # reports/README.md from the sections of every
                                              #   dataset in params.yaml `datasets`
 
-reports/<ds>/headline.json is the dataset's ~15 headline numbers, the DVC metrics file
+reports/<ds>/headline.json is the dataset's <= 20 headline numbers, the DVC metrics file
 (kaser.evaluation.headline): `dvc metrics show`, `dvc exp show --only-changed`.
 
-Reads params.yaml `report` (and `evaluate` for the embedding model and methods), and per dataset
+Reads params.yaml `report`, `evaluate.embedding_model` and `.embedding_batch_size`, and per dataset
 reports/<ds>/evaluation.json (evaluate stage, required), data/<ds>/predictions/ (t-SNE codes),
 and where present reports/<ds>/{annotation_quality.json, knowledge.json, mastery.png,
 grpo_log.json (the first run's reward curves), knowledge_sweep.md}; a missing one is named in
@@ -19,20 +19,21 @@ the README with the stage that writes it. See kaser.evaluation.report.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
+from _runner import Stage, run
 from kaser import InputError
-from kaser.config import load_section, read_params
 from kaser.evaluation.scoring import EvaluateParams, prediction_path
 from kaser.evaluation.headline import headline_metrics
 from kaser.evaluation.report import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
                              readme)
 
-PARAMS = "params.yaml"
+PARAMS = {"report": ("report", "evaluate.embedding_model", "evaluate.embedding_batch_size",
+                     "datasets.{dataset}"),
+          "readme": ("datasets",)}
 SECTIONS = Path("reports") / "sections"
 
 
@@ -75,13 +76,14 @@ def _embedder(folder: Path, evaluate: EvaluateParams):
     return lambda codes: cache.embed(codes, evaluate.embedding_batch_size)
 
 
-def dataset(name: str) -> None:
-    params = load_section(PARAMS, "report", ReportParams)
-    evaluate = load_section(PARAMS, "evaluate", EvaluateParams)
-    settings = read_params(PARAMS).get("datasets", {}).get(name)
+def dataset_files(name: str) -> None:
+    stage = Stage("report", name, PARAMS["report"])
+    params = stage.section("report", ReportParams)
+    evaluate = stage.section("evaluate", EvaluateParams, keys=("embedding_model", "embedding_batch_size"))
+    settings = stage.raw(f"datasets.{name}")
     if settings is None:
-        raise InputError(f"no dataset {name!r} in params.yaml datasets")
-    folder, reports = Path("data") / name, Path("reports") / name
+        raise InputError(f"no dataset {name!r} in {stage.params_file} datasets")
+    folder, reports = stage.data, stage.reports
     evaluation = _json(reports / "evaluation.json")
     if evaluation is None:
         raise InputError(f"not found; run the evaluate stage (python stages/evaluate.py {name})",
@@ -109,7 +111,7 @@ def dataset(name: str) -> None:
 
 
 def readme_file() -> None:
-    names = list(read_params(PARAMS).get("datasets", {}))
+    names = list(Stage("readme", None, PARAMS["readme"]).raw("datasets") or {})
     sections = {name: (SECTIONS / f"{name}.md").read_text() if (SECTIONS / f"{name}.md").is_file()
                 else None for name in names}
     text = readme(sections, "run `dvc repro report@{dataset}` (python stages/report.py {dataset})")
@@ -118,9 +120,9 @@ def readme_file() -> None:
     print(f"report: wrote reports/README.md ({len(names)} datasets)")
 
 
+def main(dataset: str | None = None) -> None:
+    dataset_files(dataset) if dataset is not None else readme_file()
+
+
 if __name__ == "__main__":
-    try:
-        dataset(sys.argv[1]) if len(sys.argv) > 1 else readme_file()
-    except InputError as err:
-        print(f"report: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run(main)

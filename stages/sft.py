@@ -10,29 +10,28 @@ models/<ds>/sft/<split>-<fold>/ and the per-step training logs to reports/<ds>/s
 """
 
 import json
-import sys
-from pathlib import Path
 
-from kaser.config import load_section
+from _runner import Stage, run
 from kaser.predictor.base_model import ModelParams, adapter_path, run_name
 from kaser.predictor.sft import SftParams, train_sft
 from kaser.predictor.prompt import read_pairs
 
-PARAMS = "params.yaml"
+PARAMS = ("model.dtype", "model.folds", "model.splits", "sft")
 
 
 def main(dataset: str) -> None:
-    model = load_section(PARAMS, "model", ModelParams)
-    params = load_section(PARAMS, "sft", SftParams)
+    stage = Stage("sft", dataset, PARAMS)
+    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    params = stage.section("sft", SftParams)
     logs = {}
     for split, fold in model.runs():
-        pairs = read_pairs(Path("data") / dataset, split, fold, "train")
+        pairs = read_pairs(stage.data, split, fold, "train")
         logs[run_name(split, fold)] = train_sft("models/base", pairs, params,
                                                 adapter_path(dataset, "sft", split, fold), model.dtype)
-    report = Path("reports") / dataset / "sft_log.json"
+    report = stage.reports / "sft_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(main)

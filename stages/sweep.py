@@ -6,26 +6,31 @@ Reads models/base/, the KASER adapter of the first training run (the first (spli
 params.yaml `model.splits` x `model.folds`: models/<ds>/grpo/<split>-<fold>/), data/<ds>/
 (problems, submissions, folds.json, problem_errors.json, error_labels.parquet for the static
 judge); samples params.yaml `sweep.k` codes for a low, a mixed and a high mastery profile on the
-problem's KCs with the `generate` decoding, judges them with params.yaml `judge`, and writes
+problem's KCs with the `generate` decoding, judges them with the evaluation judge (params.yaml
+`evaluate.judge`: a code counts as correct only when the judge finds no error at all; a code cut
+off by the token budget is marked, not judged), and writes
 reports/<ds>/knowledge_sweep.md. `sweep.problem_id: null` takes the problem of the first run's
 test fold by problem (folds.json by_problem) with the most candidate errors, the first in fold
 order on a tie: with model.splits [problem, ...] a problem that run never trained on.
+The judge's LLM answers (judge.backend openai) are cached in the stage's own
+data/<ds>/sweep_llm_cache.sqlite, a persistent output (empty with the static judge).
 """
 
 import dataclasses
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from _judge import open_judge
+from _runner import Stage, run
 from kaser import InputError
-from kaser.config import load_section
-from kaser.data.contracts import read_folds
-from kaser.predictor.base_model import ModelParams
-from kaser.predictor.sampling import GenerateParams
-from kaser.simulate import knowledge_sweep, model_folders, sweep_problem
+from kaser.data.contracts import read_dataset, read_folds
+from kaser.predictor.base_model import ModelParams, adapter_path, load_tokenizer
+from kaser.predictor.sampling import GenerateParams, resolve_budget
+from kaser.simulate import check_model_folders, knowledge_sweep, sweep_problem
 
-PARAMS = "params.yaml"
+PARAMS = ("sweep", "model", "generate", "judge", "evaluate.judge", "annotate", "llm.model", "llm.json_mode",
+          "llm.temperature", "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
 
 
 @dataclass(frozen=True)
@@ -35,22 +40,27 @@ class SweepConfig:
 
 
 def main(dataset: str) -> None:
-    folder = Path("data") / dataset
-    cfg = load_section(PARAMS, "sweep", SweepConfig)
-    model = load_section(PARAMS, "model", ModelParams)
-    params = dataclasses.replace(load_section(PARAMS, "generate", GenerateParams), k=cfg.k)
-    base, adapter = model_folders(dataset, model)
+    stage = Stage("sweep", dataset, PARAMS)
+    folder = stage.data
+    cfg = stage.section("sweep", SweepConfig)
+    model = stage.section("model", ModelParams)
+    params = resolve_budget(dataclasses.replace(stage.section("generate", GenerateParams), k=cfg.k),
+                            load_tokenizer("models/base"), read_dataset(folder)[1])
+    evaluation_judge = stage.raw("evaluate.judge") or "static"   # the evaluation's judge
+    base, adapter = check_model_folders(Path("models") / "base",
+                                        adapter_path(dataset, "grpo", *model.first_run), dataset)
     if not (folder / "problem_errors.json").is_file():
         raise InputError("not found; run the cluster stage first", file=folder / "problem_errors.json")
     problem_id = cfg.problem_id or sweep_problem(
         read_folds(folder / "folds.json"), json.loads((folder / "problem_errors.json").read_text()),
         model.first_run[1])
-    markdown = knowledge_sweep(folder, problem_id, base, adapter, params, model.dtype, PARAMS)
-    out = Path("reports") / dataset / "knowledge_sweep.md"
+    with open_judge(stage, evaluation_judge) as judge:
+        markdown = knowledge_sweep(folder, problem_id, base, adapter, params, judge, model.dtype)
+    out = stage.reports / "knowledge_sweep.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(markdown)
     print(f"knowledge sweep of {problem_id} -> {out}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(main)

@@ -51,7 +51,10 @@ def make_workspace(root: Path, params: dict = STAGE_PARAMS) -> Path:
 
 
 def stage(name: str):
-    """The module of stages/<name>.py (stages/ is not a package)."""
+    """The module of stages/<name>.py (stages/ is not a package; its scripts import their shared
+    modules _runner and _judge from their own folder, as `python stages/<name>.py` does)."""
+    if str(REPO / "stages") not in sys.path:
+        sys.path.insert(0, str(REPO / "stages"))
     spec = importlib.util.spec_from_file_location(f"stage_{name}", REPO / "stages" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module   # dataclasses of a stage with postponed annotations look it up

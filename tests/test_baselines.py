@@ -173,7 +173,8 @@ def test_openai_baseline_gives_k_distinct_cached_samples_per_pair(text_server, t
     run = dict(llm=llm, model_id="tiny", cache_path=tmp_path / "cache.sqlite",
                model_path=tmp_path / "no-model")
     predictions = predict_baseline(method, test_pairs, PROBLEMS, SUBMISSIONS, params, GENERATE, **run)
-    assert predictions.columns == ["student_id", "problem_id", "sample", "code", "method"]
+    assert predictions.columns == ["student_id", "problem_id", "sample", "code", "method", "truncated"]
+    assert predictions["truncated"].null_count() == 4    # an endpoint's answer: its end is not known
     assert predictions["sample"].to_list() == [0, 1, 0, 1]
     assert predictions["code"].n_unique() == 4 and predictions["code"][0].startswith("int x = ")
     asked = len(text_server.requests)

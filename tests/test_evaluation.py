@@ -2,9 +2,11 @@
 
 Real codes carry a marker comment per error (# OBO, # COLON, # DIV); the fixture's judge reads
 those markers, so a sample's errors are known by construction and every expected value below
-was worked out by hand from the tables in this file.
+was worked out by hand from the tables in this file. An empty code is diagnosed outside the
+candidate lists (not correct) and is not valid; a code that Python cannot parse is not valid.
 """
 
+import ast
 import itertools
 import json
 import math
@@ -14,6 +16,7 @@ import polars as pl
 import pytest
 
 from kaser import InputError
+from kaser.errors.judge import Verdict
 from kaser.evaluation.scoring import (EvaluateParams, codebleu_diversity, evaluate_dataset, judge_predictions,
                               pair_table, problem_table, read_predictions, read_truth, write_json)
 from kaser.evaluation.summary import (MethodResult, pair_fold_values, paired_t_test, problem_fold_values,
@@ -66,9 +69,24 @@ KASER = [
 PARAMS = EvaluateParams(methods=("kaser", "student_sft"), k_values=(1, 2))
 
 
+def _parses(code):
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return False
+    return True
+
+
+def marker_verdict(code):
+    found = frozenset(label for marker, label in MARKERS.items() if marker in code)
+    diagnosed = found | ({"Empty code"} if not code.strip() else set())
+    return Verdict(found, not diagnosed, bool(code.strip()) and _parses(code), diagnosed)
+
+
 def marker_judge(problem_id, codes):
-    """The fixture's judge: a label for every marker comment in the code."""
-    return [{label for marker, label in MARKERS.items() if marker in code} for code in codes]
+    """The fixture's judge: a label for every marker comment in the code (all are candidates
+    here); an empty code is diagnosed outside the list."""
+    return [marker_verdict(code) for code in codes]
 
 
 def hash_embed(codes):
@@ -105,20 +123,23 @@ def kaser_pairs():
 
 
 @pytest.mark.parametrize("student, problem, expected", [
-    # A: real code correct, samples "" then the real code; both judged error-free
-    ("s1", "p1", {"codebleu@1": 0.0, "codebleu@2": 1.0, "iou_all@1": 1.0, "iou_all@2": 1.0,
-                  "iou_incorrect@1": None, "knowledge_alignment": None}),
+    # A: real code correct, samples "" (no candidate error, but not correct: 0) then the real code
+    ("s1", "p1", {"codebleu@1": 0.0, "codebleu@2": 1.0, "iou_all@1": 0.0, "iou_all@2": 1.0,
+                  "iou_incorrect@1": None, "error_recall@1": None, "knowledge_alignment": None,
+                  "valid_share": 0.5, "truncated_share": None}),
     # B: first sample is the real code with its OBO; only OBO, on a 'for loops' problem the
     # student masters at 0.2 -> aligned
     ("s1", "p2", {"codebleu@1": 1.0, "iou_all@1": 1.0, "iou_incorrect@2": 1.0,
-                  "knowledge_alignment": 1.0}),
+                  "error_recall@1": 1.0, "knowledge_alignment": 1.0}),
     # C: {DIV} vs {COLON} = 0, then {COLON, OBO} vs {COLON} = 1/2; of DIV (arithmetic .9),
     # COLON (conditionals .3, outside the problem's KCs so all its KCs) and OBO (for loops .8)
     # only COLON is on a low KC
-    ("s2", "p1", {"iou_incorrect@1": 0.0, "iou_incorrect@2": 0.5, "knowledge_alignment": 1 / 3}),
-    # D: correct code, invented OBO then nothing: IoU over all pairs 0 then 1
-    ("s2", "p2", {"iou_all@1": 0.0, "iou_all@2": 1.0, "iou_incorrect@2": None,
-                  "knowledge_alignment": 0.0}),
+    # recall (the authors' score) of {COLON}: 0, then 1 (the extra OBO does not lower it)
+    ("s2", "p1", {"iou_incorrect@1": 0.0, "iou_incorrect@2": 0.5, "knowledge_alignment": 1 / 3,
+                  "error_recall@1": 0.0, "error_recall@2": 1.0}),
+    # D: correct code, invented OBO then the empty code: 0 both (the old IoU(∅, ∅) paid 1)
+    ("s2", "p2", {"iou_all@1": 0.0, "iou_all@2": 0.0, "iou_incorrect@2": None,
+                  "knowledge_alignment": 0.0, "valid_share": 0.5}),
     # F: empty predictions score CodeBLEU 0 and miss the error
     ("s4", "p3", {"codebleu@2": 0.0, "iou_incorrect@2": 0.0, "knowledge_alignment": None}),
 ])
@@ -133,8 +154,11 @@ def test_pair_fold_values(kaser_pairs):
     # fold 0: incorrect pairs B, C; all pairs A, B, C, D
     assert folds[0]["iou_incorrect@1"] == pytest.approx(0.5)     # B 1, C 0
     assert folds[0]["iou_incorrect@2"] == pytest.approx(0.75)    # B 1, C 1/2
-    assert folds[0]["iou_all@1"] == pytest.approx(0.5)           # A 1, B 1, C 0, D 0
-    assert folds[0]["iou_all@2"] == pytest.approx(0.875)
+    assert folds[0]["iou_all@1"] == pytest.approx(0.25)          # A 0, B 1, C 0, D 0
+    assert folds[0]["iou_all@2"] == pytest.approx(0.625)         # A 1, B 1, C 1/2, D 0
+    assert folds[0]["error_recall@2"] == pytest.approx(1.0)      # B 1, C 1
+    assert folds[0]["valid_share"] == pytest.approx(0.625)       # A 1/2, B 1/2, C 1, D 1/2
+    assert "truncated_share" not in folds[0]                      # not recorded by these predictions
     assert folds[0]["knowledge_alignment"] == pytest.approx((1 + 1 / 3 + 0) / 3)
     # fold 1: E exact (CodeBLEU 1), F empty (0)
     assert folds[1]["codebleu@1"] == pytest.approx(0.5)
@@ -155,17 +179,22 @@ def test_problem_values():
     assert rows["p1"]["coverage_iou"] == pytest.approx(1 / 3)
     # rates COLON 1/6 vs 1/3, OBO 1/6 vs 0, DIV 0 vs 1/3: (1/18 + 1/6 + 1/3) x 3 real codes
     assert rows["p1"]["chi2_distance"] == pytest.approx(5 / 3)
-    # 2 commented codes, 4 without: 8 of 15 pairs at distance 1
-    assert rows["p1"]["cosine_distance"] == pytest.approx(8 / 15)
-    # p2: OBO at rate 1/2 on both sides
+    # diversity over the 4 valid codes (the 2 empty ones left out): 2 commented, 2 without,
+    # 4 of 6 pairs at distance 1
+    assert rows["p1"]["cosine_distance"] == pytest.approx(2 / 3)
+    assert rows["p1"]["problem_valid_share"] == pytest.approx(4 / 6)
+    # p2: OBO at rate 1/2 on both sides; the 2 valid codes are the same: no diversity
     assert (rows["p2"]["coverage_iou"], rows["p2"]["chi2_distance"]) == (1.0, 0.0)
-    # p3: nothing predicted, two real errors: coverage 0, chi2 (1 + 1) x 1
+    assert rows["p2"]["cosine_distance"] == 0.0 and rows["p2"]["problem_valid_share"] == 0.5
+    # p3: nothing predicted, two real errors: coverage 0, chi2 (1 + 1) x 1; no valid code, so
+    # no diversity to measure (before issue 11 empty codes counted, as 0)
     assert (rows["p3"]["coverage_iou"], rows["p3"]["chi2_distance"]) == (0.0, 2.0)
-    assert rows["p3"]["cosine_distance"] == 0.0 and rows["p3"]["codebleu_complement_max"] == 0.0
+    assert rows["p3"]["cosine_distance"] is None and rows["p3"]["codebleu_complement_max"] is None
+    assert rows["p3"]["problem_valid_share"] == 0.0
     assert 0.0 <= rows["p1"]["codebleu_complement_max"] <= 1.0
     folds = problem_fold_values(table)
     assert folds[1]["coverage_iou"] == pytest.approx(0.5)        # p2 1, p3 0
-    assert folds[1]["cosine_distance"] == pytest.approx(1 / 3)   # p2 4/6, p3 0
+    assert folds[1]["cosine_distance"] == pytest.approx(0.0)     # p2 0, p3 none
 
 
 def test_codebleu_complement_uses_at_most_the_cap():
@@ -319,10 +348,10 @@ def test_three_folds_of_both_splits_give_std_and_fold_t_tests():
     kaser = evaluation["methods"]["kaser"]
     assert (kaser["per_pair_split"], kaser["per_problem_split"]) == ("student", "problem")
     assert kaser["folds"] == [0, 1, 2] and kaser["n_pairs"] == 6 and kaser["n_problems"] == 3
-    # per pair, student split: fold 0 A 1, B 1; fold 1 C 1/2, D 1; fold 2 E 1, F 0
+    # per pair, student split: fold 0 A 1, B 1; fold 1 C 1/2, D 0; fold 2 E 1, F 0
     iou = kaser["metrics"]["iou_all@2"]
-    assert iou["per_fold"] == pytest.approx([1.0, 0.75, 0.5]) and iou["mean"] == pytest.approx(0.75)
-    assert iou["std"] == pytest.approx(math.sqrt(0.125 / 3))          # population std
+    assert iou["per_fold"] == pytest.approx([1.0, 0.25, 0.5]) and iou["mean"] == pytest.approx(7 / 12)
+    assert iou["std"] == pytest.approx(math.sqrt(((5 / 12) ** 2 + (4 / 12) ** 2 + (1 / 12) ** 2) / 3))
     # per problem, problem split: p1 1/3 (fold 0), p2 1 (fold 1), p3 0 (fold 2)
     coverage = kaser["metrics"]["coverage_iou"]
     assert coverage["per_fold"] == pytest.approx([1 / 3, 1.0, 0.0]) and coverage["folds"] == [0, 1, 2]
@@ -339,7 +368,45 @@ def test_problem_split_alone_scores_pairs_with_a_note():
     kaser = evaluation["methods"]["kaser"]
     assert (kaser["per_pair_split"], kaser["per_problem_split"]) == ("problem", "problem")
     assert kaser["n_pairs"] == 6                       # every problem-split pair
-    # problem fold 1 = p2: s1's OBO hit twice (IoU 1), s4 correct and nothing predicted (IoU 1)
-    assert kaser["metrics"]["iou_all@2"]["per_fold"][1] == pytest.approx(1.0)
+    # problem fold 1 = p2: s1's OBO hit twice (IoU 1), s4 correct but only empty codes (0)
+    assert kaser["metrics"]["iou_all@2"]["per_fold"][1] == pytest.approx(0.5)
     assert any("per-pair metrics for kaser come from the problem split" in note
                for note in evaluation["notes"])
+
+
+def test_truncated_predictions_are_not_judged_and_are_counted_apart():
+    # E's two samples were cut off by the token budget: not judged, error match 0, truncated 1
+    seen = []
+
+    def recording_judge(problem_id, codes):
+        seen.extend(codes)
+        return marker_judge(problem_id, codes)
+
+    cut = predictions(KASER).with_columns(
+        ((pl.col("student_id") == "s3") & (pl.col("problem_id") == "p1")
+         & (pl.col("split") == "student")).alias("truncated"))
+    judged_cut, cache = judge_predictions(cut, CANDIDATES, recording_judge, "markers")
+    assert R_E not in seen and R_E not in cache["code"].to_list()
+    row = pair_table(judged_cut, truth(), (1, 2)).filter(pl.col("student_id") == "s3").row(0, named=True)
+    assert (row["iou_incorrect@2"], row["error_recall@2"]) == (0.0, 0.0)     # uncut: 1 and 1
+    assert (row["truncated_share"], row["valid_share"]) == (1.0, 0.0)
+    assert row["codebleu@2"] == pytest.approx(1.0)          # its similarity is still measured
+
+
+def test_a_judge_cache_without_verdicts_is_dropped():
+    # a cache written before issue 11 (labels only) cannot say whether a code is correct
+    old = pl.DataFrame({"judge_key": ["k"], "code": ["x"], "errors": [["A"]]})
+    _, cache = judge_predictions(predictions(KASER), CANDIDATES, marker_judge, "markers", old)
+    assert "k" not in cache["judge_key"].to_list() and set(cache.columns) >= {"clean", "valid"}
+
+
+def test_truncated_codes_are_left_out_of_the_per_problem_error_metrics():
+    # p2's problem-split codes: R_B twice (s1) and two empty codes (s4); cut off the empty ones
+    cut = predictions(KASER).with_columns(
+        ((pl.col("split") == "problem") & (pl.col("student_id") == "s4")).alias("truncated"))
+    table = problem_table(judge_predictions(cut, CANDIDATES, marker_judge, "markers")[0], truth(),
+                          hash_embed)
+    p2 = table.filter(pl.col("problem_id") == "p2").row(0, named=True)
+    # OBO rate 2/2 among the finished codes vs 1/2 among the real ones: (1 - 1/2)^2 / (3/2) x 2
+    assert p2["coverage_iou"] == 1.0 and p2["chi2_distance"] == pytest.approx(1 / 3)
+    assert p2["n_predicted"] == 4          # still counted as predictions

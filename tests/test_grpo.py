@@ -49,7 +49,7 @@ def test_examples_carry_the_reward_columns_and_one_group_per_row():
 def test_reward_weights_must_match_the_three_rewards(tmp_path):
     with pytest.raises(InputError, match="reward_weights needs 3 values"):
         grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(reward_weights=(1.0, 1.0)),
-                     tmp_path, judge=lambda *a: [], dtype="float32")
+                     tmp_path, judge=lambda *a: None, dtype="float32")
 
 
 @pytest.fixture
@@ -71,8 +71,10 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
     seen = []
 
     def judge(problem_id, code, candidates):   # a toy judge: the rewards are the real ones
+        from kaser.errors.judge import Verdict
         seen.append((problem_id, tuple(candidates)))
-        return candidates[:1] if len(code) % 2 else []
+        found = frozenset(candidates[:1] if len(code) % 2 else [])
+        return Verdict(found, not found, True, found)
 
     params = GrpoParams(num_generations=3, prompts_per_step=2, learning_rate=1e-3,
                         max_completion_length=12)
@@ -84,10 +86,76 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
     assert step["reward"] == pytest.approx(sum(step[f"rewards/{name}/mean"] for name in
                                                ("similarity_reward", "error_reward",
                                                 "diversity_reward")), abs=1e-5)
-    # each prompt's 3 completions went to the judge with that problem's candidate list
-    assert sorted(set(seen)) == [("p1", ("Missing return", "Off by one")), ("p2", ())]
-    assert len(seen) == 6
+    # each prompt's completions that finished went to the judge with that problem's candidate
+    # list; those cut off by the 12-token budget were not judged (error reward 0)
+    assert set(seen) <= {("p1", ("Missing return", "Off by one")), ("p2", ())}
+    assert len(seen) == round(6 * (1 - step["completions/clipped_ratio"]))
     trained, _ = load_model(tiny_model_folder(), adapter=tmp_path / "grpo", dtype="float32")
     after = lora_state(trained)
     assert after.keys() == before.keys()
     assert all(not torch.equal(before[name], after[name]) for name in before)
+
+
+def test_a_prose_policy_earns_less_total_reward_than_the_true_code(tmp_path):
+    # the hybrid reward as GRPO computes it (the three functions, weights [1, 1, 1]) over a small
+    # batch with the real static judge: two students of one problem (one correct, one with the
+    # wrong-operator error), 3 completions each. Before issue 11 prose earned error reward 1 on
+    # the correct student (IoU(∅, ∅)); now it earns 0 everywhere.
+    from kaser.errors.judge import StaticJudge
+    from kaser.predictor.grpo import kaser_rewards
+    from test_judge import CANDIDATES, CORRECT, PROBLEM, WRONG_OPERATOR, dataset
+
+    judge = StaticJudge(*dataset(tmp_path))
+    rows = [(CORRECT, [], True), (WRONG_OPERATOR, ["Incorrect logical operator"], False)]
+    columns = {"code": [], "language": [], "problem_id": [], "errors": [], "candidate_errors": [],
+               "correct": [], "group_id": []}
+    for group, (code, errors, correct) in enumerate(rows):
+        for _ in range(3):
+            for key, value in (("code", code), ("language", "python"), ("problem_id", PROBLEM.problem_id),
+                               ("errors", errors), ("candidate_errors", CANDIDATES),
+                               ("correct", correct), ("group_id", group)):
+                columns[key].append(value)
+    prose = ["We go hiking when it is warm enough and it does not rain too much.",
+             "The function returns True if the temperature allows hiking.",
+             "Check the temperature range, which is narrower when it rains."] * 2
+    weights = GrpoParams().reward_weights
+
+    def mean_total(completions):
+        parts = [f(completions, prompts=["p"] * 6, completion_ids=[[5, 0]] * 6, **columns)
+                 for f in kaser_rewards(judge, stop_token_ids=[0])]
+        return sum(w * sum(p) / len(p) for w, p in zip(weights, parts)), parts
+
+    prose_total, prose_parts = mean_total(prose)
+    true_total, true_parts = mean_total(columns["code"])
+    assert prose_parts[1] == [0.0] * 6                         # no error reward for prose
+    assert true_parts[0] == pytest.approx([1.0] * 6) and true_parts[1] == [1.0] * 6
+    assert true_parts[2] == [0.0] * 6                          # identical completions: no diversity
+    assert true_total == pytest.approx(2.0)
+    assert prose_total < true_total
+
+
+def test_auto_completion_length_comes_from_the_first_submissions():
+    from kaser.predictor.base_model import load_tokenizer
+    from kaser.predictor.grpo import resolve_completion_length
+    from kaser.predictor.sampling import data_budget
+    submissions = pl.DataFrame({"student_id": ["a", "b"], "problem_id": ["p", "p"], "step": [0, 0],
+                                "code": ["x = 1", "y = [i * i for i in range(10)]"]})
+    auto = resolve_completion_length(GrpoParams(max_completion_length="auto", budget_percentile=100),
+                                     tiny_model_folder(), submissions)
+    assert auto.max_completion_length == data_budget(load_tokenizer(tiny_model_folder()), submissions, 100, 1024)
+    assert resolve_completion_length(GrpoParams(max_completion_length=12), tiny_model_folder(),
+                                     submissions).max_completion_length == 12
+    with pytest.raises(InputError, match="must be resolved"):
+        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(max_completion_length="auto"),
+                     "unused", judge=None, dtype="float32")
+
+
+def test_with_correctness_joins_the_real_submissions_score():
+    from kaser.predictor.grpo import with_correctness
+    submissions = pl.DataFrame({"student_id": ["s1", "s2", "s1"], "problem_id": ["p1", "p2", "p1"],
+                                "step": [0, 0, 1], "correct": [False, True, True]})
+    table = with_correctness(pairs(), submissions)
+    assert table["correct"].to_list() == [False, True]      # step 0's, not the later retry's
+    assert grpo_examples(with_errors(table, pl.DataFrame(
+        {"student_id": ["s1", "s2"], "problem_id": ["p1", "p2"], "errors": [["Missing return"], []]}),
+        {}))[1]["correct"] is True

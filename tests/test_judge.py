@@ -2,11 +2,15 @@
 
 import json
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
 from kaser.data.contracts import write_dataset
-from kaser.errors.judge import StaticJudge, reward_judge
+from kaser.errors.judge import JudgeConfig, StaticJudge, judge_name, judge_sources, reward_judge
+from kaser.errors.static_annotator import StaticSettings
+from kaser.llm import LLMConfig
 from kaser.data.synth.bank import load_bank
 
 PROBLEM = next(p for p in load_bank("python") if p.problem_id == "python_can_hike")
@@ -55,25 +59,111 @@ def test_judge_many_diagnoses_each_code_once(tmp_path):
     assert len(judge._found) == 2     # two distinct codes diagnosed, the repeat served from memory
 
 
-def test_reward_judge_reads_params_and_needs_the_cluster_outputs(tmp_path):
+def test_reward_judge_takes_its_settings_and_needs_the_cluster_outputs(tmp_path):
     dataset(tmp_path)
-    params = tmp_path / "params.yaml"
-    params.write_text("judge:\n  backend: static\nannotate:\n  backend: static\n")
-    with reward_judge(tmp_path, params) as judge:
+    with reward_judge(tmp_path, JudgeConfig("static"), StaticSettings()) as judge:
         assert judge(PROBLEM.problem_id, WRONG_OPERATOR, CANDIDATES) == {"Incorrect logical operator"}
     (tmp_path / "error_labels.parquet").unlink()
     with pytest.raises(Exception, match="error_labels.parquet"):
-        with reward_judge(tmp_path, params):
+        with reward_judge(tmp_path, JudgeConfig("static"), StaticSettings()):
             pass
 
 
 def test_unknown_backend_is_a_clear_error(tmp_path):
     dataset(tmp_path)
-    params = tmp_path / "params.yaml"
-    params.write_text("judge:\n  backend: magic\n")
-    with pytest.raises(Exception, match="unknown backend 'magic'"):
-        with reward_judge(tmp_path, params):
+    with pytest.raises(Exception, match="unknown judge backend 'magic'"):
+        with reward_judge(tmp_path, JudgeConfig("magic")):
             pass
+
+
+# ---------------------------------------------------------------- what decides a judgement
+
+def _other(value):
+    """A different value of the same kind."""
+    if isinstance(value, bool) or value is None:
+        return not value if isinstance(value, bool) else 1
+    return value * 2 + 1 if isinstance(value, (int, float)) else f"{value}-other"
+
+
+STATIC = JudgeConfig("static")
+OPENAI = JudgeConfig("openai")
+SETTING_CHANGES = (
+    [(f"annotate.{f}", STATIC, StaticSettings(**{f: _other(getattr(StaticSettings(), f))}), None)
+     for f in StaticSettings.__dataclass_fields__]
+    + [(f"llm.{f}", OPENAI, None, LLMConfig(**{f: _other(getattr(LLMConfig(), f))}))
+       for f in ("model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens", "seed")]
+    + [("judge.backend", OPENAI, None, None)])
+
+
+@pytest.mark.parametrize("setting, cfg, settings, llm", SETTING_CHANGES, ids=[c[0] for c in SETTING_CHANGES])
+def test_every_setting_that_decides_a_judgement_changes_the_judge_name(setting, cfg, settings, llm):
+    base = judge_name(cfg, None, None) if setting != "judge.backend" else judge_name(STATIC)
+    assert judge_name(cfg, settings, llm) != base, setting
+
+
+@pytest.mark.parametrize("name", ["problems.parquet", "submissions.parquet", "error_labels.parquet"])
+def test_a_change_to_any_dataset_file_the_judge_reads_changes_the_judge_name(tmp_path, name):
+    dataset(tmp_path)
+    inputs = [tmp_path / n for n in ("problems.parquet", "submissions.parquet", "error_labels.parquet")]
+    before = judge_name(STATIC, inputs=inputs)
+    assert judge_name(STATIC, inputs=inputs) == before
+    frame = pl.read_parquet(tmp_path / name)
+    frame.with_columns(pl.col(frame.columns[0]) + "x").write_parquet(tmp_path / name)   # another id
+    assert judge_name(STATIC, inputs=inputs) != before
+
+
+def test_settings_that_cannot_change_a_judgement_keep_the_judge_name():
+    # the LLM's endpoint, patience and prices do not make another answer; nor do LLM settings
+    # for the static judge, nor annotator settings for the LLM judge
+    assert judge_name(OPENAI, None, LLMConfig(timeout_s=5, max_concurrency=1, base_url="http://x")) \
+        == judge_name(OPENAI, None, LLMConfig())
+    assert judge_name(STATIC, StaticSettings(), LLMConfig(model="other")) == judge_name(STATIC, StaticSettings())
+    assert judge_name(OPENAI, StaticSettings(seed=7), None) == judge_name(OPENAI)
+
+
+JUDGED_FILES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py",
+                "kaser/errors/code_shape.py", "kaser/errors/compile_errors.py",
+                "kaser/errors/generated_tests.py", "kaser/code/sandbox.py", "kaser/code/isolation.py",
+                "kaser/code/java_harness.py", "kaser/code/java_compiler.py",
+                "kaser/code/python_worker.py", "kaser/code/syntax.py", "kaser/taxonomy.py",
+                "kaser/errors/llm_tasks.py", "kaser/errors/llm_prompts.py", "kaser/llm.py")
+
+
+def test_the_judge_sources_are_every_file_it_runs():
+    from kaser.errors.judge import PACKAGE
+    sources = {path.relative_to(PACKAGE).as_posix() for path in judge_sources()}
+    assert set(JUDGED_FILES) <= sources, set(JUDGED_FILES) - sources
+    assert "kaser/evaluation/scoring.py" not in sources     # what uses the judge is not the judge
+
+
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory):
+    import shutil
+    from kaser.errors.judge import PACKAGE
+    root = tmp_path_factory.mktemp("copy")
+    shutil.copytree(PACKAGE / "kaser", root / "kaser", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _sources_of_copy():
+    from kaser.errors.judge import PACKAGE
+    return [path.relative_to(PACKAGE).as_posix() for path in judge_sources()]
+
+
+@pytest.fixture(scope="module")
+def name_of_copy(package_copy):
+    return judge_name(STATIC, root=package_copy)
+
+
+@pytest.mark.parametrize("source", _sources_of_copy())
+def test_a_change_to_any_judge_source_changes_the_judge_name(package_copy, name_of_copy, source):
+    path = package_copy / source
+    text = path.read_text()
+    path.write_text(text + "\n# changed\n")
+    try:
+        assert judge_name(STATIC, root=package_copy) != name_of_copy, source
+    finally:
+        path.write_text(text)
 
 
 # ---------------------------------------------------------------- the openai backend
@@ -95,3 +185,51 @@ def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, ser
     assert len(server.requests) == asked == 3          # the repeat came from the SQLite cache
     assert judge(PROBLEM.problem_id, WRONG_OPERATOR, []) == set()   # nothing to choose from: no call
     assert len(server.requests) == 3
+
+
+def test_verdicts_say_whether_a_code_is_clean_and_valid(tmp_path):
+    judge = StaticJudge(*dataset(tmp_path))
+    prose = "It returns True when we can go hiking."
+    correct, wrong, syntax, text = judge.verdicts(PROBLEM.problem_id, [CORRECT, WRONG_OPERATOR, SYNTAX, prose],
+                                                  ["Off-by-one error"])
+    assert (correct.clean, correct.valid, correct.errors) == (True, True, frozenset())
+    # the wrong operator is not a candidate here: no candidate error, yet not clean
+    assert (wrong.clean, wrong.valid, wrong.errors) == (False, True, frozenset())
+    assert wrong.diagnosed == {"Incorrect logical operator"}
+    assert (syntax.clean, syntax.valid) == (False, False)
+    assert (text.clean, text.valid, text.errors) == (False, False, frozenset())
+
+
+def test_the_evaluation_may_use_another_backend_than_the_reward(tmp_path):
+    # params judge.backend is the reward's; the evaluate and sweep stages open evaluate.judge
+    import sys
+    stages = str(Path(__file__).resolve().parents[1] / "stages")
+    if stages not in sys.path:
+        sys.path.insert(0, stages)
+    from _judge import judge_settings
+    from _runner import Stage
+
+    params = tmp_path / "params.yaml"
+    params.write_text("judge:\n  backend: openai\nannotate:\n  backend: static\nllm: {}\n")
+    stage = Stage("evaluate", "ds", ("judge", "annotate", "llm.model", "llm.json_mode",
+                                     "llm.temperature", "llm.reasoning_effort",
+                                     "llm.max_completion_tokens", "llm.seed"), params_file=params)
+    assert judge_settings(stage)[0].backend == "openai"
+    assert judge_settings(stage, "static")[0].backend == "static"
+    dataset(tmp_path)
+    with pytest.raises(Exception, match="unknown judge backend 'magic'"):
+        with reward_judge(tmp_path, JudgeConfig("magic")):
+            pass
+
+
+def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_client, server):  # noqa: F811
+    problems, submissions, error_labels = dataset(tmp_path)
+    judge = LLMJudge(problems, make_client(), grounding=StaticJudge(problems, submissions, error_labels))
+    prose = "It returns True when we can go hiking."
+    # the fake model names the first candidate for any code; the static diagnosis says prose
+    # neither parses nor is correct
+    [verdict] = judge.verdicts(PROBLEM.problem_id, [prose], CANDIDATES)
+    assert verdict.errors == {"Incorrect logical operator"}
+    assert (verdict.clean, verdict.valid) == (False, False)
+    [nothing] = judge.verdicts(PROBLEM.problem_id, [CORRECT], [])   # no candidates: no LLM call
+    assert (nothing.errors, nothing.clean, nothing.valid) == (frozenset(), True, True)

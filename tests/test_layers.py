@@ -2,7 +2,8 @@
 
 Floors, from the ground up (DESIGN.md "Layout"): shared ground (InputError, config, taxonomy, the
 LLM client, the embedder, the metrics, the method registry) <- code <- data <- {errors, knowledge}
-<- {predictor, evaluation} <- {simulate, cli}. Packages on one floor stand side by side: neither
+<- {predictor, evaluation} <- simulate <- cli (the top floor, which reads a --params file and
+calls the library with plain values, as the stage scripts do through stages/_runner.py). Packages on one floor stand side by side: neither
 imports the other. A module may import its own package and anything on a lower floor, nothing else,
 and no chain of imports may come back to where it started.
 """
@@ -23,7 +24,7 @@ FLOORS = {
     "data": 2,
     "errors": 3, "knowledge": 3,
     "predictor": 4, "evaluation": 4,
-    "simulate": 5, "cli": 5,
+    "simulate": 5, "cli": 6,
 }
 
 

@@ -169,6 +169,8 @@ class FakeOpenAI:
         elif "list of possible errors" in system:
             first = re.search(r"Possible errors:\n- (.+)", user).group(1)
             content = json.dumps({"errors": [first, "An error not on the list"]})
+        elif "knowledge components" in system:   # KCGen-KT style KC generation
+            content = json.dumps({"kcs": ["For Loops", " string indexing ", "for loops"]})
         else:  # cluster summary: generalise the first (most frequent) label
             first = re.search(r"\n- (.+) \(\d+\)", user).group(1)
             content = json.dumps({"Reasoning": "most members say so", "Label": f"General {first}"})

@@ -69,22 +69,23 @@ def test_missing_folder_and_adapter_say_what_to_run(tmp_path):
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"folds": []}, "model.folds: give at least one test fold"),            # nothing to run
-    ({"folds": [0, -1]}, "model.folds: -1 is not a fold number"),           # negative
-    ({"folds": ["1"]}, "model.folds: '1' is not a fold number"),            # a string from YAML
-    ({"folds": [0, 0]}, r"model.folds: \[0, 0\] names one twice"),             # a run twice
-    ({"splits": ["student", "class"]}, "model.splits: .* out of student, problem"),   # unknown
-    ({"splits": []}, r"model.splits: \[\] must be a non-empty list"),               # none
+    ({"folds": []}, "folds: give at least one test fold"),            # nothing to run
+    ({"folds": [0, -1]}, "folds: -1 is not a fold number"),           # negative
+    ({"folds": ["1"]}, "folds: '1' is not a fold number"),            # a string from YAML
+    ({"folds": [0, 0]}, r"folds: \[0, 0\] names one twice"),             # a run twice
+    ({"splits": ["student", "class"]}, "splits: .* out of student, problem"),   # unknown
+    ({"splits": []}, r"splits: \[\] must be a non-empty list"),               # none
 ])
 def test_bad_runs_name_params_yaml_and_the_key(values, message):
     from kaser.config import from_dict
     from kaser.predictor.base_model import ModelParams
-    with pytest.raises(InputError, match="^params.yaml: " + message):
+    with pytest.raises(InputError, match="^params.yaml:model: " + message):
         from_dict(ModelParams, values, where="params.yaml:model")
 
 
 def test_runs_paths_and_the_default():
-    from kaser.config import load_section
+    import yaml
+    from kaser.config import from_dict
     from kaser.predictor.base_model import ModelParams, adapter_path, run_name
     model = ModelParams(folds=(3, 1), splits=("problem", "student"))
     assert model.runs() == [("problem", 3), ("problem", 1), ("student", 3), ("student", 1)]
@@ -92,6 +93,7 @@ def test_runs_paths_and_the_default():
     assert [run_name(*run) for run in model.runs()] == ["problem-3", "problem-1", "student-3", "student-1"]
     assert adapter_path("ds", "parastudent", "student", 1).as_posix() == "models/ds/parastudent/student-1"
     # the repository's params.yaml: one run, as the CPU budget allows
-    repo = load_section(Path(__file__).resolve().parents[1] / "params.yaml", "model", ModelParams)
+    params = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
+    repo = from_dict(ModelParams, params["model"], where="params.yaml:model")
     assert repo.runs() == [("student", 0)]
 

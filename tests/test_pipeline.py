@@ -3,19 +3,29 @@
 Two promises of the pipeline are checked on the real dvc.yaml through DVC's own stage graph:
 1. every kaser/ module a stage's script imports (directly or through other kaser modules, also
    inside functions) is a dependency of that stage, so editing it reruns the stage;
-2. changing a params section reruns only the stages that read it and what follows them; in
+2. every params key a stage reads is a params dependency of that stage: a stage reads params.yaml
+   only through stages/_runner.py, which refuses keys outside the script's `PARAMS`, and here
+   each script's `PARAMS` (read by AST) must be declared in dvc.yaml (the runner's operational
+   `llm` keys, which change no output, excepted);
+3. changing a params section reruns only the stages that read it and what follows them; in
    particular `grpo.*` reruns `grpo` (and its reward ablations, `ablate`) and later stages, never
    data preparation, annotation, knowledge tracing, SFT or the baselines.
 """
 
 import ast
 import shlex
+import sys
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+STAGES = REPO / "stages"
+if str(STAGES) not in sys.path:
+    sys.path.insert(0, str(STAGES))
+
+from _runner import Stage, covered as key_covered, operational  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +50,11 @@ def module_files(name: str) -> list[str]:
 
 
 def kaser_imports(path: str) -> set[str]:
-    """kaser/ files imported anywhere in one Python file (also `from kaser.x import module`)."""
+    """kaser/ files imported anywhere in one Python file (also `from kaser.x import module`), and
+    the stage scripts' shared modules (stages/_runner.py, ...) a stage script imports."""
     found = set()
     for node in ast.walk(ast.parse((REPO / path).read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kaser"):
+        if isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -52,6 +63,8 @@ def kaser_imports(path: str) -> set[str]:
         for name in names:
             if name == "kaser" or name.startswith("kaser."):
                 found.update(module_files(name))
+            elif path.startswith("stages/") and (STAGES / f"{name}.py").is_file():
+                found.add(f"stages/{name}.py")
     return found
 
 
@@ -110,6 +123,121 @@ def test_every_stage_runs_with_a_fixed_hash_seed(graph):
             assert shlex.split(command)[:2] == ["PYTHONHASHSEED=0", "python"], (stage.addressing, command)
 
 
+def _literal(node, names: dict):
+    """A literal of strings, tuples, lists and dicts, with names of earlier such literals and
+    `+` of tuples (how the stage scripts write their PARAMS)."""
+    if isinstance(node, ast.Name):
+        return names[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal(node.left, names) + _literal(node.right, names)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_literal(item, names) for item in node.elts)
+    if isinstance(node, ast.Dict):
+        return {_literal(k, names): _literal(v, names) for k, v in zip(node.keys, node.values)}
+    return ast.literal_eval(node)
+
+
+def script_literals(source: str) -> dict:
+    """The module-level names of a script bound to literals (see `_literal`)."""
+    names: dict = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            try:
+                names[node.targets[0].id] = _literal(node.value, names)
+            except (ValueError, KeyError, TypeError):
+                continue
+    return names
+
+
+def script_params(source: str, variant: str, dataset: str | None) -> tuple[str, ...]:
+    """The params keys a stage script declares it reads (its module-level PARAMS): a tuple, or a
+    dict whose entry `variant` applies; `{dataset}` becomes the dataset name."""
+    names = script_literals(source)
+    if "PARAMS" not in names:
+        raise AssertionError("no module-level PARAMS literal: what params keys does it read?")
+    reads = names["PARAMS"]
+    if isinstance(reads, dict):
+        reads = reads[variant]
+    return tuple(key.format(dataset=dataset) for key in reads)
+
+
+def undeclared(reads, declared) -> list[str]:
+    """The keys of `reads` that the stage's dvc.yaml params do not cover (operational excepted)."""
+    return [key for key in reads if not operational(key) and not key_covered(key, declared)]
+
+
+def stage_invocations(stage):
+    """(script, variant, dataset) per command of a stage: the variant of a script behind several
+    stages is its second argument (stages/generate.py's method), else the stage's name."""
+    for command in stage_commands(stage):
+        words = shlex.split(command)
+        scripts = [i for i, word in enumerate(words) if word.endswith(".py")]
+        for i in scripts:
+            args = words[i + 1:]
+            variant = args[1] if len(args) > 1 else stage.addressing.split("@")[0]
+            yield words[i], variant, args[0] if args else None
+
+
+def test_every_params_key_a_stage_reads_is_declared(graph):
+    missing = {}
+    for stage in graph.nodes:
+        declared_keys = params_read(stage)
+        for script, variant, dataset in stage_invocations(stage):
+            gaps = undeclared(script_params((REPO / script).read_text(), variant, dataset),
+                              declared_keys)
+            if gaps:
+                missing[f"{stage.addressing} ({script} {variant})"] = gaps
+    assert not missing, f"params keys read but not in dvc.yaml params: {missing}"
+
+
+FIXTURE = """
+from _runner import Stage, run
+_MODEL = ("model.dtype", "model.folds")
+PARAMS = _MODEL + ("grpo", "judge", "llm.model", "llm.timeout_s", "datasets.{dataset}")
+"""
+
+
+def test_the_params_check_finds_a_key_read_but_not_declared():
+    reads = script_params(FIXTURE, "grpo", "toy")
+    assert reads == ("model.dtype", "model.folds", "grpo", "judge", "llm.model", "llm.timeout_s",
+                     "datasets.toy")
+    declared_keys = {"model.dtype", "model.folds", "grpo", "llm.model", "datasets.toy"}
+    # `judge` is read but not declared; llm.timeout_s changes no output, so it need not be
+    assert undeclared(reads, declared_keys) == ["judge"]
+    assert undeclared(reads, declared_keys | {"judge"}) == []
+    # a whole section covers its keys, a key does not cover its section
+    assert undeclared(("model.dtype",), {"model"}) == []
+    assert undeclared(("model",), {"model.dtype"}) == ["model"]
+    variants = 'PARAMS = {"kaser": ("generate",), "icl": ("generate", "baselines")}'
+    assert undeclared(script_params(variants, "icl", "toy"), {"generate"}) == ["baselines"]
+
+
+def test_the_runner_refuses_a_key_the_script_does_not_declare(tmp_path):
+    from kaser.errors.judge import JudgeConfig
+    (tmp_path / "params.yaml").write_text("judge:\n  backend: static\ngrpo: {}\n")
+    stage = Stage("grpo", "toy", ("grpo",), params_file=tmp_path / "params.yaml")
+    with pytest.raises(RuntimeError, match="reads params key 'judge'.*add it there"):
+        stage.section("judge", JudgeConfig)
+    declared_stage = Stage("grpo", "toy", ("judge",), params_file=tmp_path / "params.yaml")
+    assert declared_stage.section("judge", JudgeConfig) == JudgeConfig("static")
+    with pytest.raises(RuntimeError, match="'judge.backend'"):
+        Stage("grpo", "toy", ("grpo",), params_file=tmp_path / "params.yaml").section(
+            "judge", JudgeConfig, keys=("backend",))
+
+
+def test_every_stage_script_runs_through_the_runner():
+    for script in sorted(STAGES.glob("*.py")):
+        if script.name.startswith("_"):
+            continue
+        tree = ast.parse(script.read_text())
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Name) and node.func.id == "run"]
+        assert calls, f"{script.name}: no run(main): the same usage line and InputError exit for all"
+        text = script.read_text()
+        assert "sys.argv" not in text and "params.yaml\"" not in text, script.name
+
+
 def rerun_by(graph, section: str) -> set[str]:
     """Stages `dvc repro` reruns when any key under params section `section` changes."""
     readers = {stage for stage in graph.nodes
@@ -136,3 +264,31 @@ def test_a_knowledge_param_does_not_rerun_annotation(graph):
     reruns = {stage.split("@")[0] for stage in rerun_by(graph, "knowledge")}
     assert "knowledge" in reruns and "sft" in reruns
     assert not reruns & {"prepare", "annotate", "cluster", "base_model"}
+
+
+def test_every_stage_has_the_same_usage_line_and_one_line_input_errors(capsys, monkeypatch):
+    from _runner import run
+    from kaser import InputError
+
+    def main(dataset: str, method: str | None = None) -> None:
+        raise InputError("not found; run the cluster stage first", file=f"data/{dataset}/x.parquet")
+
+    monkeypatch.setattr(sys, "argv", ["stages/demo.py"])
+    with pytest.raises(SystemExit) as exit_:
+        run(main, [])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "usage: python stages/demo.py <dataset> [<method>]\n"
+    with pytest.raises(SystemExit) as exit_:
+        run(main, ["toy"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "demo: error: data/toy/x.parquet: not found; run the cluster stage first\n"
+
+
+def test_generate_declares_the_params_of_every_sampled_method_of_the_registry():
+    from kaser.methods import METHODS
+    source = (REPO / "stages" / "generate.py").read_text()
+    sampled = {m.name for m in METHODS.values() if m.role != "ablation"}
+    assert set(script_literals(source)["PARAMS"]) == sampled
+    for method in sampled:   # the history baselines read their own section, the others not
+        reads = script_params(source, method, "toy")
+        assert ("baselines" in reads) == (METHODS[method].prompt == "history"), (method, reads)

@@ -50,3 +50,12 @@ def test_codebleu_complement_max_rises_with_diversity():
                          "def f(x, y):\n    if x > y:\n        return x\n    return y"]
     assert codebleu_complement_max(same, "python") == pytest.approx(0.0)
     assert codebleu_complement_max(varied, "python") > 0.3
+
+
+@pytest.mark.parametrize("predicted, real, clean, expected", [
+    ([set(), set()], [set()], [True, True], 1.0),     # every predicted code correct, as the real ones
+    ([set(), set()], [set()], [True, False], 0.0),    # one is prose / a stub: not a match
+    ([{"A"}, set()], [{"A"}], [False, False], 1.0),   # candidate errors on either side: plain IoU
+])
+def test_coverage_iou_with_verdicts(predicted, real, clean, expected):
+    assert coverage_iou(predicted, real, clean) == expected

@@ -164,6 +164,8 @@ def _report_stage():
     import sys
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "stages" / "report.py"
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))   # its _runner, as `python stages/report.py` finds it
     spec = importlib.util.spec_from_file_location("stage_report", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module   # its dataclass looks its module up there

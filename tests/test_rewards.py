@@ -13,8 +13,9 @@ from codebleu import calc_codebleu
 
 import kaser.metrics.sets
 import kaser.predictor.rewards
+from kaser.errors.judge import StaticJudge, Verdict
 from kaser.metrics.codebleu import codebleu
-from kaser.metrics.sets import iou
+from kaser.metrics.sets import error_match, error_recall, iou
 from kaser.predictor.rewards import (
     completion_code,
     diversity_reward,
@@ -125,21 +126,24 @@ def test_rewards_accept_trl_keywords():
 
 def no_errors_judge(problem_id, code, candidate_errors):
     """A judge that finds nothing (module level, so an error reward using it pickles)."""
-    return set()
+    return Verdict(frozenset(), True, True, frozenset())
 
 
 def semicolon_judge(problem_id, code, candidate_errors):
     """Finds 'Missing semicolon' when a Java declaration line lacks its ';' (a toy judge)."""
     missing = any(line.strip().startswith("int ") and not line.rstrip().endswith(";")
                   for line in code.splitlines())
-    return {"Missing semicolon"} & set(candidate_errors) if missing else set()
+    if not missing:
+        return Verdict(frozenset(), True, True, frozenset())
+    found = frozenset({"Missing semicolon"})
+    return Verdict(found & set(candidate_errors), False, False, found)
 
 
 CANDIDATES = ["Missing semicolon", "Off-by-one error"]
 
 
 @pytest.mark.parametrize("completion, truth, expected", [
-    (JAVA_SUM, [], 1.0),                                        # both correct: IoU(∅, ∅) = 1
+    (JAVA_SUM, [], 1.0),                                        # both correct (judge: clean)
     (JAVA_SUM_NO_SEMI, ["Missing semicolon"], 1.0),             # judge finds exactly the truth
     (JAVA_SUM_NO_SEMI, ["Missing semicolon", "Off-by-one error"], 0.5),  # finds half of it
     (JAVA_SUM, ["Off-by-one error"], 0.0),                      # misses the only true error
@@ -155,7 +159,7 @@ def test_error_reward(completion, truth, expected):
 def test_error_reward_passes_problem_code_and_candidates_to_the_judge():
     # the judge receives the row's problem id, the extracted code and the candidate list
     calls = []
-    reward = make_error_reward(lambda *args: calls.append(args) or set())
+    reward = make_error_reward(lambda *args: calls.append(args) or no_errors_judge(*args))
     reward(["```java\nreturn 1;\n```"], problem_id=["p7"], errors=[[]],
            candidate_errors=[("A", "B")])
     assert calls == [("p7", "return 1;", ["A", "B"])]
@@ -262,3 +266,133 @@ def test_diversity_is_one_minus_codebleu_for_a_pair():
 def test_diversity_bad_input_is_refused(kwargs, error):
     with pytest.raises(ValueError, match=error):
         diversity_reward([JAVA_SUM, JAVA_SUM_WHILE], **kwargs)
+
+
+def test_error_reward_refuses_a_judge_that_returns_bare_labels():
+    # a label set cannot say whether the code is correct: the pre-issue-11 hole
+    with pytest.raises(TypeError, match="must return kaser.errors.judge.Verdict"):
+        make_error_reward(lambda *a: set())(["x"], problem_id=["p"], errors=[[]], candidate_errors=[[]])
+
+
+@pytest.mark.parametrize("predicted, truth, clean, truth_correct, expected", [
+    (set(), set(), True, None, 1.0),            # both correct: the judge found no error at all
+    (set(), set(), False, None, 0.0),           # prose / stub: no candidate error, yet not correct
+    ({"A"}, set(), False, None, 0.0),           # an error where the student had none
+    ({"A"}, {"A", "B"}, False, None, 0.5),      # incorrect truth: plain IoU
+    (set(), set(), False, False, 0.0),          # student's errors all outside the list: no match
+    (set(), set(), True, False, 0.0),           # ... nor does a correct prediction match them
+    (set(), {"A"}, True, True, 1.0),            # truth_correct wins over stray true labels
+])
+def test_error_match(predicted, truth, clean, truth_correct, expected):
+    assert error_match(predicted, truth, clean, truth_correct) == expected
+
+
+def test_error_match_refuses_clean_code_with_errors():
+    with pytest.raises(ValueError, match="clean code has no errors"):
+        error_match({"A"}, set(), clean=True)
+
+
+@pytest.mark.parametrize("diagnosed, truth, expected", [
+    ({"A", "X"}, {"A", "B"}, 0.5),     # found one of the student's two; X is not counted
+    (set(), {"A"}, 0.0),               # found none
+    ({"A"}, set(), None),              # no true errors: undefined (correct real code)
+])
+def test_error_recall(diagnosed, truth, expected):
+    assert error_recall(diagnosed, truth) == expected
+
+
+# ---------------------------------------------------------------- the reward with the real judge
+# A Python problem of the synthetic bank judged by the static judge (compiler-free: Python's
+# parser, the sandbox, the tests), its candidate list as the cluster stage would make it.
+
+from test_judge import CANDIDATES as HIKE_CANDIDATES  # noqa: E402
+from test_judge import CORRECT as HIKE_CORRECT  # noqa: E402
+from test_judge import PROBLEM as HIKE  # noqa: E402
+from test_judge import WRONG_OPERATOR as HIKE_WRONG  # noqa: E402
+from test_judge import dataset as hike_dataset  # noqa: E402
+
+HIKE_CASES = {
+    "prose": "This function checks the temperature and whether it rains, then decides if we "
+             "go hiking.",
+    "restated problem": HIKE.statement,
+    "empty": "",
+    "return 0": "def can_hike(temp, raining):\n    return 0",
+    "pass stub": "def can_hike(temp, raining):\n    pass",
+    "truncated code": "def can_hike(temp, raining):\n    if raining:\n        return temp >= 20 and",
+    "correct program": HIKE_CORRECT,
+    "one candidate error": HIKE_WRONG,
+}
+STOP = 0          # the token id that ends a finished completion in these cases
+CUT_IDS = [7, 8]  # a completion that ran out of budget: its last token is no stop token
+
+
+@pytest.fixture(scope="module")
+def hike_judge(tmp_path_factory):
+    return StaticJudge(*hike_dataset(tmp_path_factory.mktemp("hike")))
+
+
+@pytest.mark.parametrize("case, cut, truth, expected", [
+    # the student's code was correct (truth ∅): only a program free of every error matches
+    ("prose", False, [], 0.0),                  # diagnosed Syntax error, outside the list
+    ("restated problem", False, [], 0.0),       # the statement is not Python either
+    ("empty", False, [], 0.0),                  # no can_hike at all
+    ("return 0", False, [], 0.0),               # runs, wrong answers
+    ("pass stub", False, [], 0.0),              # returns None
+    ("truncated code", False, [], 0.0),         # judged: its syntax error is not a candidate
+    ("truncated code", True, [], 0.0),          # cut off by the budget: 0 without judging
+    ("correct program", False, [], 1.0),        # the only way to match a correct student
+    ("one candidate error", False, [], 0.0),    # an error the student did not make
+    # the student made the wrong-operator error
+    ("prose", False, ["Incorrect logical operator"], 0.0),
+    ("pass stub", False, ["Incorrect logical operator"], 0.0),
+    ("correct program", False, ["Incorrect logical operator"], 0.0),
+    ("one candidate error", False, ["Incorrect logical operator"], 1.0),
+    ("one candidate error", True, ["Incorrect logical operator"], 0.0),   # cut off: not a prediction
+    ("one candidate error", False, ["Incorrect logical operator", "Missing colon"], 0.5),
+])
+def test_error_reward_with_the_static_judge(hike_judge, case, cut, truth, expected):
+    reward = make_error_reward(hike_judge, stop_token_ids=[STOP])
+    assert reward([HIKE_CASES[case]], problem_id=[HIKE.problem_id], errors=[truth],
+                  candidate_errors=[HIKE_CANDIDATES],
+                  completion_ids=[CUT_IDS if cut else [5, STOP]]) == [expected]
+
+
+@pytest.mark.parametrize("case", ["prose", "restated problem", "empty", "return 0", "pass stub",
+                                  "truncated code"])
+def test_non_code_has_no_candidate_error_but_is_not_clean(hike_judge, case):
+    # what the old rule (IoU(∅, ∅) = 1) paid for: the judge finds no candidate error in these ...
+    [verdict] = hike_judge.verdicts(HIKE.problem_id, [HIKE_CASES[case]], HIKE_CANDIDATES)
+    assert verdict.errors == frozenset() and iou(verdict.errors, set()) == 1.0
+    # ... but it did diagnose them, so they are not correct
+    assert not verdict.clean and verdict.diagnosed
+
+
+@pytest.mark.parametrize("case, valid", [("prose", False), ("truncated code", False),
+                                         ("pass stub", True), ("correct program", True)])
+def test_validity_is_parsing(hike_judge, case, valid):
+    [verdict] = hike_judge.verdicts(HIKE.problem_id, [HIKE_CASES[case]], HIKE_CANDIDATES)
+    assert verdict.valid is valid
+
+
+def test_error_reward_batches_one_judge_call_per_problem():
+    # a judge with verdicts() gets all completions of a problem (and candidate list) at once
+    calls = []
+
+    class Judge:
+        def verdicts(self, problem_id, codes, candidates):
+            calls.append((problem_id, list(codes)))
+            return [Verdict(frozenset(), True, True, frozenset()) for _ in codes]
+
+    reward = make_error_reward(Judge())
+    assert reward(["a", "b", "c"], problem_id=["p", "q", "p"], errors=[[], [], []],
+                  candidate_errors=[["A"]] * 3) == [1.0, 1.0, 1.0]
+    assert calls == [("p", ["a", "c"]), ("q", ["b"])]
+
+
+def test_error_reward_uses_the_correct_column_when_given():
+    # a student whose code is wrong with errors outside the list (truth ∅, correct False)
+    reward = make_error_reward(no_errors_judge)
+    assert reward(["x"], problem_id=["p"], errors=[[]], candidate_errors=[["A"]],
+                  correct=[False]) == [0.0]
+    assert reward(["x"], problem_id=["p"], errors=[[]], candidate_errors=[["A"]],
+                  correct=[True]) == [1.0]

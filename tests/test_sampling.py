@@ -1,13 +1,15 @@
 """Sampling: K samples per pair, left padding that changes nothing, seeded, code out of fences."""
 
 import importlib.util
+import math
 
 import polars as pl
 import pytest
 
 from kaser import InputError
 from kaser.predictor.base_model import load_model
-from kaser.predictor.sampling import GenerateParams, generate_batched, prediction_rows, sample_completions
+from kaser.predictor.sampling import (Completion, GenerateParams, data_budget, generate_batched, prediction_rows,
+                                     resolve_budget, sample_completions, stop_token_ids)
 from kaser.predictor.prompt import build_prompt_text
 from tiny_lm import tiny_model_folder
 
@@ -73,9 +75,53 @@ def test_prediction_rows_one_per_sample_with_code_out_of_fences():
     pairs = pl.DataFrame({"student_id": ["s1", "s2"], "problem_id": ["p1", "p1"]})
     completions = [["```java\nint x = 1;\n```\nDone.", "int y;"], ["  z();  \n", ""]]
     rows = prediction_rows(pairs, completions, "kaser")
-    assert rows.columns == ["student_id", "problem_id", "sample", "code", "method"]
+    assert rows.columns == ["student_id", "problem_id", "sample", "code", "method", "truncated"]
     assert rows["sample"].to_list() == [0, 1, 0, 1]
     assert rows["code"].to_list() == ["int x = 1;", "int y;", "  z();", ""]
     assert set(rows["method"]) == {"kaser"}
     with pytest.raises(ValueError, match="1 completion lists for 2 pairs"):
         prediction_rows(pairs, completions[:1], "kaser")
+
+
+def test_a_completion_without_a_stop_token_is_marked_truncated(model_and_prompts):
+    import torch
+    model, tokenizer, prompts = model_and_prompts
+    inputs = tokenizer(prompts[:1], return_tensors="pt", add_special_tokens=False)
+    with torch.inference_mode():
+        first = int(model.generate(**inputs, max_new_tokens=1, do_sample=False,
+                                   pad_token_id=tokenizer.pad_token_id)[0, -1])
+    one = GenerateParams(temperature=0, k=1, max_new_tokens=1)
+    [[cut]] = generate_batched(model, tokenizer, prompts[:1], one)
+    assert cut.truncated is (first not in stop_token_ids(model, tokenizer))   # one token, no stop
+    saved = model.generation_config.eos_token_id
+    model.generation_config.eos_token_id = first   # now the greedy first token ends the completion
+    try:
+        [[done]] = generate_batched(model, tokenizer, prompts[:1],
+                                    GenerateParams(temperature=0, k=1, max_new_tokens=8))
+    finally:
+        model.generation_config.eos_token_id = saved
+    assert done.truncated is False
+
+
+def test_auto_budget_follows_the_first_submissions(model_and_prompts):
+    _, tokenizer, _ = model_and_prompts
+    submissions = pl.DataFrame({"student_id": ["a", "a", "b"], "problem_id": ["p", "p", "p"],
+                                "step": [0, 1, 0],
+                                "code": ["x = 1", "x = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9", "y = 22"]})
+    firsts = [len(tokenizer(c, add_special_tokens=False)["input_ids"]) for c in ("x = 1", "y = 22")]
+    expected = math.ceil(max(firsts) * 1.25) + 16
+    assert data_budget(tokenizer, submissions, 100, 1024) == expected   # the later try ignored
+    assert data_budget(tokenizer, submissions, 100, 5) == 5                     # capped
+    auto = resolve_budget(GenerateParams(max_new_tokens="auto", budget_percentile=100), tokenizer, submissions)
+    assert auto.max_new_tokens == expected
+    assert resolve_budget(GenerateParams(max_new_tokens=7), tokenizer, submissions).max_new_tokens == 7
+    with pytest.raises(InputError, match="max_new_tokens must be a positive number"):
+        resolve_budget(GenerateParams(max_new_tokens="lots"), tokenizer, submissions)
+    with pytest.raises(InputError, match="must be resolved"):
+        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(max_new_tokens="auto"))
+
+
+def test_prediction_rows_carry_truncation():
+    pairs = pl.DataFrame({"student_id": ["s1"], "problem_id": ["p1"]})
+    rows = prediction_rows(pairs, [[Completion("int x", True), Completion("int y;", False), "z"]], "kaser")
+    assert rows["truncated"].to_list() == [True, False, None]

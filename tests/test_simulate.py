@@ -96,17 +96,22 @@ def test_missing_model_says_which_stage_to_run(workspace, capsys, missing, messa
     assert message in capsys.readouterr().err
 
 
-def test_the_adapter_is_the_first_runs(workspace):
-    from kaser.predictor.base_model import ModelParams
-    from kaser.simulate import model_folders
+def test_the_adapter_is_the_first_runs(workspace, capsys):
     # runs: problem-2, problem-0, student-2, student-0; only the first one's adapter counts
-    model = ModelParams(folds=(2, 0), splits=("problem", "student"))
+    (workspace / "params.yaml").write_text(yaml.safe_dump(
+        PARAMS | {"model": PARAMS["model"] | {"folds": [2, 0], "splits": ["problem", "student"]}}))
+    args = ["simulate", "--problem", STATEMENT, "--language", "python", "--dataset", "toy",
+            "--kcs", "loops", "--mastery", "loops=0.5", "-k", "1", "--out", "sim"]
+    with pytest.raises(SystemExit):
+        main(args)
+    assert "models/toy/grpo/problem-2: no trained KASER adapter" in capsys.readouterr().err
+    from kaser.simulate import check_model_folders
     with pytest.raises(InputError, match="models/toy/grpo/problem-2: no trained KASER adapter"):
-        model_folders("toy", model)
-    (workspace / "models" / "toy" / "grpo" / "problem-2").symlink_to(
-        (workspace / "models" / "toy" / "grpo" / "student-0").resolve())
-    assert model_folders("toy", model)[1].as_posix() == "models/toy/grpo/problem-2"
-    assert model_folders("toy", ModelParams())[1].as_posix() == "models/toy/grpo/student-0"
+        check_model_folders("models/base", "models/toy/grpo/problem-2", "toy")
+    with pytest.raises(InputError, match="models/nowhere: base model folder not found"):
+        check_model_folders("models/nowhere", "models/toy/grpo/student-0", "toy")
+    assert check_model_folders("models/base", "models/toy/grpo/student-0", "toy")[1].as_posix() == \
+        "models/toy/grpo/student-0"
 
 
 def test_one_profile_writes_k_samples_with_errors(workspace):
@@ -190,9 +195,13 @@ def test_knowledge_sweep_judges_dataset_problem_with_its_tests(workspace):
     pl.DataFrame({"category": ["Syntax"], "label": ["Syntax error"], "count": [1], "cluster": [0],
                   "cluster_label": ["Syntax error"]}).write_parquet(data / "error_labels.parquet")
     (data / "problem_errors.json").write_text(json.dumps({"p1": ["Syntax error", "Wrong return value"]}))
-    markdown = knowledge_sweep(data, "p1", workspace / "models" / "base", workspace / "models/toy/grpo/student-0",
-                               GenerateParams(k=2, max_new_tokens=8), "float32", "params.yaml")
-    assert "| loops | 0.15 | 0.20 | 0.90 |" in markdown
-    assert markdown.count("| predicted code") == 2 and markdown.count("| errors") == 2
-    with pytest.raises(InputError, match="unknown problem 'p9'"):
-        knowledge_sweep(data, "p9", "models/base", "models/toy/grpo/student-0", GenerateParams(k=1), "float32")
+    from kaser.errors.judge import JudgeConfig, reward_judge
+    with reward_judge(data, JudgeConfig("static")) as judge:
+        markdown = knowledge_sweep(data, "p1", workspace / "models" / "base",
+                                   workspace / "models/toy/grpo/student-0",
+                                   GenerateParams(k=2, max_new_tokens=8), judge, "float32")
+        assert "| loops | 0.15 | 0.20 | 0.90 |" in markdown
+        assert markdown.count("| predicted code") == 2 and markdown.count("| errors") == 2
+        with pytest.raises(InputError, match="unknown problem 'p9'"):
+            knowledge_sweep(data, "p9", "models/base", "models/toy/grpo/student-0", GenerateParams(k=1),
+                            judge, "float32")

@@ -1,6 +1,6 @@
 """Error annotation of every submission of a dataset folder, and its quality on synthetic data.
 
-    kaser annotate DIR [--backend static|openai] [--params params.yaml]
+    kaser annotate DIR [--backend static|openai] [--params FILE]   # kaser.cli reads FILE
     python stages/annotate.py synthetic-java        # the DVC stage, same work on data/<ds>/
 
 Reads DIR/problems.parquet and DIR/submissions.parquet; writes DIR/annotations.parquet, one row
@@ -8,11 +8,12 @@ per submission (student_id, problem_id, errors: list of {category, label, eviden
 and prints how many submissions got errors, split by correct / incorrect. On synthetic data
 (`true_errors` present) it also scores the labels against the truth: precision / recall / F1,
 micro over each submission's set of labels, overall, per category and per label, written to
-DIR/annotation_quality.json (the stage writes reports/<ds>/annotation_quality.json).
+DIR/annotation_quality.json (the stage writes reports/<ds>/annotation_quality.json). The callers
+read the settings and choose the paths; the functions here take plain values.
 
 Backends: `static` (kaser.errors.static_annotator: compilers, tests, repairs; offline) and `openai`
-(kaser.errors.llm_tasks.annotate_llm: the paper's Table 9 prompt through the cached ChatClient, settings
-from the `llm` section, answers cached in DIR/<llm.cache_file>).
+(kaser.errors.llm_tasks.annotate_llm: the paper's Table 9 prompt through the cached ChatClient, with
+the `llm` settings the caller passes, answers cached in the file the caller names).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from pathlib import Path
 import polars as pl
 
 from kaser import InputError
-from kaser.config import load_section
 from kaser.data.contracts import read_dataset
 from kaser.errors.static_annotator import StaticSettings, annotate_submissions
 from kaser.taxonomy import CATEGORIES, STANDARD_ERRORS
@@ -37,7 +37,7 @@ BACKENDS = ("static", "openai")
 
 @dataclass(frozen=True)
 class AnnotateConfig:
-    """The `annotate` section of params.yaml (one comment per key there)."""
+    """The `annotate` settings (params.yaml `annotate`, one comment per key there)."""
     backend: str = "static"
     case_timeout_s: float = 0.5
     repair_rounds: int = 3
@@ -48,8 +48,7 @@ class AnnotateConfig:
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
-            raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}",
-                             file="params.yaml:annotate")
+            raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
 
     def static_settings(self) -> StaticSettings:
         names = {f.name for f in dataclasses.fields(StaticSettings)}
@@ -57,8 +56,9 @@ class AnnotateConfig:
 
 
 def annotate(problems: pl.DataFrame, submissions: pl.DataFrame, cfg: AnnotateConfig,
-             cache_path: Path, params_path: str | Path = "params.yaml") -> pl.DataFrame:
-    """annotations.parquet rows with the configured backend.
+             cache_path: Path, llm=None) -> pl.DataFrame:
+    """annotations.parquet rows with the configured backend; `llm` (kaser.llm.LLMConfig, default
+    settings when None) is the client's settings for backend `openai`.
 
     The LLM cache at `cache_path` always exists afterwards (empty for `static`), because the
     pipeline declares it as a persistent output.
@@ -68,7 +68,7 @@ def annotate(problems: pl.DataFrame, submissions: pl.DataFrame, cfg: AnnotateCon
         ResponseCache(cache_path).close()
         return annotate_submissions(problems, submissions, cfg.static_settings())
     from kaser.errors.llm_tasks import annotate_llm
-    with ChatClient(load_section(params_path, "llm", LLMConfig), cache_path) as client:
+    with ChatClient(llm or LLMConfig(), cache_path) as client:
         return annotate_llm(problems, submissions, client)
 
 
@@ -139,18 +139,14 @@ def annotation_quality(annotations: pl.DataFrame, submissions: pl.DataFrame, lan
 
 # ---------------------------------------------------------------- the command
 
-def annotate_folder(folder: Path, backend: str | None = None,
-                    params_path: str | Path = "params.yaml") -> tuple[pl.DataFrame, dict | None, dict]:
-    """Annotate `folder` (problems.parquet + submissions.parquet): (annotations, quality, counts)."""
-    cfg = load_section(params_path, "annotate", AnnotateConfig)
-    if backend is not None:
-        cfg = dataclasses.replace(cfg, backend=backend)
-    from kaser.llm import LLMConfig
-    cache_file = load_section(params_path, "llm", LLMConfig).cache_file if cfg.backend == "openai" \
-        else LLMConfig().cache_file
+def annotate_folder(folder: Path, cfg: AnnotateConfig, cache_path: Path, llm=None
+                    ) -> tuple[pl.DataFrame, dict | None, dict]:
+    """Annotate `folder` (problems.parquet + submissions.parquet) with `cfg` (and, for backend
+    openai, the `llm` settings and the answer cache at `cache_path`): (annotations, quality,
+    counts)."""
     problems, submissions = read_dataset(folder)
     start = time.perf_counter()
-    annotations = annotate(problems, submissions, cfg, folder / cache_file, params_path)
+    annotations = annotate(problems, submissions, cfg, cache_path, llm)
     counts = annotation_counts(annotations, submissions) | {"seconds": round(time.perf_counter() - start, 1),
                                                             "backend": cfg.backend}
     quality = None
@@ -178,15 +174,3 @@ def quality_line(quality: dict) -> str:
 def write_json(path: Path, value: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, indent=1) + "\n")
-
-
-def annotate_command(args) -> None:
-    """`kaser annotate DIR [--backend static|openai] [--params FILE]`."""
-    folder = Path(args.dir)
-    annotations, quality, counts = annotate_folder(folder, args.backend, args.params)
-    annotations.write_parquet(folder / "annotations.parquet")
-    print(f"wrote {folder}/annotations.parquet ({counts['backend']}, {counts['seconds']} s): {counts_line(counts)}")
-    if quality is not None:
-        write_json(folder / "annotation_quality.json", quality)
-        print(quality_line(quality))
-        print(f"wrote {folder}/annotation_quality.json")

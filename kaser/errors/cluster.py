@@ -2,6 +2,7 @@
 
     python stages/cluster.py synthetic-java        # the DVC stage
     kaser cluster DIR                              # any folder with annotations.parquet
+The callers read the settings and choose the paths; the functions here take plain values.
 
 Raw labels (from the static annotator or the LLM) are embedded with sentence-transformers,
 grouped by average-linkage hierarchical agglomerative clustering on cosine distance, cut at a
@@ -33,7 +34,6 @@ import polars as pl
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from kaser import InputError
-from kaser.config import load_section
 from kaser.taxonomy import CATEGORIES
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -187,34 +187,22 @@ def read_annotations(folder: Path) -> pl.DataFrame:
     return annotations
 
 
-def cluster_command(args) -> None:
-    """`kaser cluster DIR`: cluster DIR/annotations.parquet, write the outputs beside it."""
-    folder = Path(args.dir)
-    cfg = load_section(args.params, "cluster", ClusterConfig)
-    annotations = read_annotations(folder)
-    with summariser(cfg, args.params, folder) as summarise:
-        error_labels, errors, problem_errors = cluster_annotations(annotations, cfg, summarise)
-    write_cluster_outputs(folder, error_labels, errors, problem_errors)
-    print(f"{len(error_labels)} raw labels -> {error_labels['cluster'].n_unique()} clusters; "
-          f"{len(problem_errors)} problems with an error list; wrote {folder}/error_labels.parquet, "
-          "submission_errors.parquet, problem_errors.json")
-
-
 @contextmanager
-def summariser(cfg: ClusterConfig, params_path: str | Path, folder: Path) -> Iterator[Summarise | None]:
+def summariser(cfg: ClusterConfig, llm=None, cache_path: Path | None = None
+               ) -> Iterator[Summarise | None]:
     """The cluster summary function for `cfg.summary_backend` (None: most central member).
 
-    With "openai" the LLM settings come from the `llm` section and answers are cached in the
-    dataset's llm_cache.sqlite, so a rerun asks nothing again.
+    With "openai" the client has the settings `llm` (kaser.llm.LLMConfig) and caches its answers
+    at `cache_path`, so a rerun asks nothing again.
     """
     if cfg.summary_backend == "static":
         yield None
     elif cfg.summary_backend == "openai":
         from kaser.llm import ChatClient, LLMConfig
         from kaser.errors.llm_tasks import summarise_cluster_llm
-        llm = load_section(params_path, "llm", LLMConfig)
-        with ChatClient(llm, folder / llm.cache_file) as client:
+        if cache_path is None:
+            raise InputError("openai cluster summaries need a file for their answer cache")
+        with ChatClient(llm or LLMConfig(), cache_path) as client:
             yield lambda labels: summarise_cluster_llm(labels, client)
     else:
-        raise InputError(f"unknown summary_backend '{cfg.summary_backend}' (static or openai)",
-                         file=f"{params_path}:cluster")
+        raise InputError(f"unknown summary_backend '{cfg.summary_backend}' (static or openai)")

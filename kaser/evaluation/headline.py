@@ -3,7 +3,7 @@
     python stages/report.py synthetic-java     # writes reports/synthetic-java/headline.json
 
 Every stage keeps its detailed results as outputs (annotation_quality.json, knowledge.json,
-metrics.json, evaluation.json); this file picks about 15 of them, flat, so that comparing two
+metrics.json, evaluation.json); this file picks at most 20 of them, flat, so that comparing two
 experiments fits a terminal: how well errors were annotated, how well knowledge was traced, and
 how KASER and Student SFT predict students' errors and code (the paper's Tables 1 and 3).
 A number a run did not produce (F1 without true errors, a method not evaluated) is null.
@@ -18,8 +18,10 @@ from kaser.methods import REFERENCE_METHOD
 # headline prefix -> method; the two the paper's claim is about
 COMPARED = {"kaser": REFERENCE_METHOD, "sft": "student_sft"}
 # metric of evaluation.json (at the largest K where it has one) -> headline suffix
+# (valid: parses / compiles; truncated: cut off by the token budget, scored apart)
 PREDICTION_METRICS = {"iou_incorrect@{k}": "iou@{k}", "codebleu@{k}": "codebleu@{k}",
-                      "coverage_iou": "coverage_iou"}
+                      "coverage_iou": "coverage_iou", "valid_share": "valid_share",
+                      "truncated_share": "truncated_share"}
 
 
 def _get(tree: Mapping | None, *keys: str):
@@ -32,7 +34,7 @@ def _get(tree: Mapping | None, *keys: str):
 
 def headline_metrics(evaluation: Mapping, annotation_quality: Mapping | None,
                      knowledge: Mapping | None) -> dict[str, float | int | None]:
-    """About 15 flat numbers from the detailed reports of one dataset.
+    """About 20 flat numbers from the detailed reports of one dataset.
 
     >>> evaluation = {"k_values": [1, 5], "reference_method": "kaser", "methods": {
     ...     "kaser": {"n_pairs": 8, "n_incorrect_pairs": 3, "metrics": {

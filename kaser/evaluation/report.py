@@ -51,6 +51,8 @@ PRODUCERS = {
 # (column title, metric in evaluation.json, decimals) of Table 3
 TABLE3_COLUMNS = (("Cos Dis ↑", "cosine_distance", 3), ("CodeBLEU^∁_max ↑", "codebleu_complement_max", 3),
                   ("IoU ↑", "coverage_iou", 3), ("χ² Dist ↓", "chi2_distance", 2))
+# beside Table 3 (issue 11): share of predicted codes that parse (Python) / compile (Java)
+TABLE3_VALIDITY = (("valid ↑", "problem_valid_share", 3),)
 
 # --- the paper's printed numbers: (mean, std, "*" where printed significant), in paper_tables.yaml --
 PAPER_TABLES_FILE = Path(__file__).with_name("paper_tables.yaml")
@@ -161,8 +163,10 @@ def table1_columns(evaluation: Mapping) -> list[tuple[str, str, int]]:
     columns = [(f"CodeBLEU@{k} ↑", f"codebleu@{k}", 3) for k in ks]
     columns += [(f"IoU@{k} ↑", f"iou_incorrect@{k}", 3) for k in ks]
     columns += [(f"IoU@{k} all pairs ↑", f"iou_all@{k}", 3) for k in ks]
+    columns += [(f"Recall@{k} (authors') ↑", f"error_recall@{k}", 3) for k in ks]
     if any("knowledge_alignment" in m["metrics"] for m in evaluation["methods"].values()):
         columns.append(("KC alignment ↑", "knowledge_alignment", 3))
+    columns += [("valid ↑", "valid_share", 3), ("truncated ↓", "truncated_share", 3)]
     return columns
 
 
@@ -325,8 +329,16 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
     parts = [
         f"## {dataset}", setting + notes,
         f"### Table 1: per student-problem pair (code similarity, error match)",
-        "IoU@K counts pairs whose real code is incorrect (the authors' rule); “all pairs” counts "
-        "every pair, where IoU(∅, ∅) = 1." + (f" KC alignment: share of predicted errors tied to a KC "
+        "Two error scores. IoU@K (the paper's text): the judge chooses from the problem's candidate "
+        "list and the found errors are compared with the student's by IoU, over pairs whose real "
+        "code is incorrect; “all pairs” counts every pair, where a correct real code is matched "
+        "only by a predicted code the judge finds free of every error (not by prose or a stub "
+        "diagnosed outside the list). Recall@K (the authors' evaluation code): the judge is "
+        "shown the student's own errors and scores |found| / |true|, over incorrect pairs; a "
+        "recall cannot be lowered by predicting extra errors, which is why the authors' Table 2 "
+        "precision is 1.00, so the two columns answer different questions. valid: share of "
+        "predicted codes that parse (Python) / compile (Java); truncated: share cut off by the "
+        "token budget (not judged, error match 0; – where not recorded)." + (f" KC alignment: share of predicted errors tied to a KC "
                                               f"the student has low true mastery on (real errors: "
                                               f"{reference:.3f})." if reference is not None else ""),
         metric_table(evaluation, table1_columns(evaluation)),
@@ -338,7 +350,9 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
                        [[m, c, *(f"{v:.3f}" for v in values)]
                         for m, cats in PAPER_TABLE2.items() for c, values in cats.items()]),
         "### Table 3: per problem (code diversity, error coverage)",
-        metric_table(evaluation, TABLE3_COLUMNS),
+        "Cos Dis and CodeBLEU^∁_max are computed over the valid predicted codes only (those that "
+        "parse / compile), so non-code cannot look diverse; valid: their share.",
+        metric_table(evaluation, TABLE3_COLUMNS + TABLE3_VALIDITY),
         f"_{paper_label(paper_name)}:_",
         paper_table(PAPER_TABLE3[paper_name], [t for t, _, _ in TABLE3_COLUMNS],
                     [True, True, True, False], [d for _, _, d in TABLE3_COLUMNS]),

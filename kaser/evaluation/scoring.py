@@ -41,6 +41,25 @@ kaser.evaluation.summary's):
 5. In CodeBLEU^∁_max an empty predicted code counts 0, not 1: CodeBLEU gives an empty code 0
    against everything, so a method that writes nothing would look the most diverse (the same
    rule as the GRPO diversity reward, kaser.predictor.rewards).
+6. Error match with the authors' semantics (issue 11; kaser.metrics.sets.error_match): a pair
+   whose real code is correct is matched only by a predicted code the judge finds free of every
+   error, so IoU "all pairs" no longer pays prose or stubs diagnosed outside the candidate list.
+7. Two error scores, each labelled: `iou_incorrect@K` / `iou_all@K` follow the paper's text (the
+   judge chooses from the problem's candidate list, IoU with the true labels); `error_recall@K`
+   follows the authors' evaluation code (the judge shown the student's own errors, |found| /
+   |true|, which is why their Table 2 precision is 1.00). With the static judge the latter is
+   exact: the found errors are the code's diagnoses among the student's own labels. With the
+   openai judge it uses the answer over the problem's list plus the static diagnoses, not a
+   second LLM call per pair.
+8. A prediction marked `truncated` (the token budget cut it off; the generate stage writes the
+   column) is not judged: it gets no errors, is neither clean nor valid, so its error match is 0,
+   and it is counted apart (`truncated_share`) rather than as a student's syntax error; the
+   per-problem error metrics (coverage IoU, χ²) leave it out (coverage 0, χ² null when every
+   code of a problem was cut off).
+9. Validity (`valid_share`): the share of predicted codes that parse (Python) / compile (Java),
+   i.e. the judge's static diagnosis has no Syntax-category error, per pair (Table 1) and per
+   problem (Table 3); the diversity metrics (cosine distance, CodeBLEU^∁_max) use valid codes
+   only, so non-code cannot look diverse.
 """
 
 from __future__ import annotations
@@ -61,6 +80,7 @@ from kaser.errors.cluster import join_submission_errors
 from kaser.data.contracts import kc_vocabulary
 from kaser.metrics.pair_metrics import CategoryCounts, best_of_k, category_counts, knowledge_alignment
 from kaser.metrics.codebleu import max_codebleu_to_rest
+from kaser.metrics.sets import error_recall
 from kaser.metrics.problem_metrics import chi2_distance, coverage_iou, mean_cosine_distance
 from kaser.evaluation.summary import PROBLEM_METRICS, MethodResult, summarise
 from kaser.methods import REFERENCE_METHOD
@@ -73,9 +93,12 @@ SPLITS = ("student", "problem")
 PREDICTION_SCHEMA = {"split": pl.String, "fold": pl.Int64, "student_id": pl.String,
                      "problem_id": pl.String, "sample": pl.Int64, "code": pl.String,
                      "method": pl.String}
+# optional: the generate stage marks a completion the token budget cut off (null: not known)
+TRUNCATED = "truncated"
 
-# judge(problem_id, codes) -> for each code the labels, out of the problem's candidate list, in it
-JudgeCodes = Callable[[str, Sequence[str]], Sequence[Iterable[str]]]
+# judge(problem_id, codes) -> for each code a kaser.errors.judge.Verdict (errors: the candidate
+# labels in it; clean; valid; diagnosed: every label found)
+JudgeCodes = Callable[[str, Sequence[str]], Sequence]
 EmbedCodes = Callable[[Sequence[str]], np.ndarray]
 
 
@@ -89,6 +112,7 @@ class EvaluateParams:
     mastery_threshold: float = 0.5
     significance: float = 0.05
     seed: int = 0
+    judge: str = "static"          # the evaluation judge: static | openai (GRPO's is params `judge`)
 
 
 @dataclass(frozen=True)
@@ -125,7 +149,9 @@ def read_predictions(folder: Path, method: str) -> pl.DataFrame:
     if missing:
         raise InputError("missing from the predictions (rerun the generate stage)",
                          file=path, column=", ".join(missing))
-    frame = frame.select(pl.col(c).cast(t) for c, t in PREDICTION_SCHEMA.items())
+    truncated = (pl.col(TRUNCATED).cast(pl.Boolean) if TRUNCATED in frame.columns
+                 else pl.lit(None, dtype=pl.Boolean)).alias(TRUNCATED)
+    frame = frame.select(*(pl.col(c).cast(t) for c, t in PREDICTION_SCHEMA.items()), truncated)
     checks = [(~pl.col("split").is_in(SPLITS), "split", f"split must be one of {SPLITS}"),
               (pl.col("code").is_null(), "code", "null code (write an empty string for no code)"),
               (pl.col("sample") < 0, "sample", "negative sample number"),
@@ -178,21 +204,30 @@ def judge_key(judge_name: str, problem_id: str, candidates: Sequence[str]) -> st
 
 
 SOURCE = "_method"   # which method a row came from while all methods are judged together
-JUDGED_SCHEMA = {"judge_key": pl.String, "code": pl.String, "errors": pl.List(pl.String)}
+JUDGED_SCHEMA = {"judge_key": pl.String, "code": pl.String, "errors": pl.List(pl.String),
+                 "clean": pl.Boolean, "valid": pl.Boolean, "diagnosed": pl.List(pl.String)}
 
 
 def judge_predictions(predictions: pl.DataFrame, candidates: Mapping[str, Sequence[str]],
                       judge: JudgeCodes, judge_name: str, cache: pl.DataFrame | None = None
                       ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(predictions with an `errors` column, the cache grown by what was judged now).
+    """(predictions with `errors`, `clean`, `valid` and `diagnosed` columns, the cache grown by
+    what was judged now).
 
     Each distinct (problem, code) is judged once, in one `judge` call per problem; the cache
-    (judge_key, code, errors) answers what an earlier run judged with the same candidates.
+    (judge_key, code, verdict) answers what an earlier run judged with the same candidates.
+    Truncated predictions are not judged (departure 8). A cache without the verdict columns
+    (written before issue 11) is dropped.
     """
-    cache = pl.DataFrame(schema=JUDGED_SCHEMA) if cache is None else cache.select(list(JUDGED_SCHEMA))
+    if cache is None or not set(JUDGED_SCHEMA) <= set(cache.columns):
+        cache = pl.DataFrame(schema=JUDGED_SCHEMA)
+    cache = cache.select(list(JUDGED_SCHEMA))
+    if TRUNCATED not in predictions.columns:
+        predictions = predictions.with_columns(pl.lit(None, dtype=pl.Boolean).alias(TRUNCATED))
     keys = {p: judge_key(judge_name, p, candidates.get(p, ())) for p in predictions["problem_id"].unique()}
     keyed = predictions.with_columns(pl.col("problem_id").replace_strict(keys).alias("judge_key"))
-    todo = (keyed.select("problem_id", "judge_key", "code").unique()
+    cut = pl.col(TRUNCATED).fill_null(False)
+    todo = (keyed.filter(~cut).select("problem_id", "judge_key", "code").unique()
             .join(cache, on=["judge_key", "code"], how="anti").sort("problem_id", "code"))
     fresh = []
     groups = todo.group_by("problem_id", "judge_key", maintain_order=True).agg("code")
@@ -202,10 +237,18 @@ def judge_predictions(predictions: pl.DataFrame, candidates: Mapping[str, Sequen
         if len(found) != len(codes):
             raise ValueError(f"judge returned {len(found)} answers for {len(codes)} codes of {problem}")
         fresh.append(pl.DataFrame({"judge_key": [key] * len(codes), "code": codes,
-                                   "errors": [sorted(set(labels)) for labels in found]},
+                                   "errors": [sorted(v.errors) for v in found],
+                                   "clean": [bool(v.clean) for v in found],
+                                   "valid": [bool(v.valid) for v in found],
+                                   "diagnosed": [sorted(v.diagnosed) for v in found]},
                                   schema=JUDGED_SCHEMA))
     cache = pl.concat([cache, *fresh]).unique(["judge_key", "code"], keep="last")
     judged = keyed.join(cache, on=["judge_key", "code"], how="left").drop("judge_key")
+    judged = judged.with_columns(   # departure 8: a truncated code has no verdict of its own
+        pl.when(cut).then(pl.lit([], dtype=pl.List(pl.String))).otherwise("errors").alias("errors"),
+        pl.when(cut).then(False).otherwise("clean").alias("clean"),
+        pl.when(cut).then(False).otherwise("valid").alias("valid"),
+        pl.when(cut).then(pl.lit([], dtype=pl.List(pl.String))).otherwise("diagnosed").alias("diagnosed"))
     return judged.sort("split", "fold", "student_id", "problem_id", "sample"), cache.sort("judge_key", "code")
 
 
@@ -215,7 +258,10 @@ def _samples(judged: pl.DataFrame, split: str) -> pl.DataFrame:
     """One row per predicted pair of a split: fold, student_id, problem_id, codes, sample_errors."""
     return (judged.filter(pl.col("split") == split).sort("sample")
             .group_by("fold", "student_id", "problem_id", maintain_order=True)
-            .agg(pl.col("code").alias("codes"), pl.col("errors").alias("sample_errors"))
+            .agg(pl.col("code").alias("codes"), pl.col("errors").alias("sample_errors"),
+                 pl.col("clean").alias("sample_clean"), pl.col("valid").alias("sample_valid"),
+                 pl.col("diagnosed").alias("sample_diagnosed"),
+                 pl.col(TRUNCATED).alias("sample_truncated"))
             .sort("fold", "student_id", "problem_id"))
 
 
@@ -246,8 +292,10 @@ def per_pair_split(judged: pl.DataFrame) -> str:
 def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
                mastery_threshold: float = 0.5) -> pl.DataFrame:
     """Per-pair scores on the split `per_pair_split` picks: fold, student_id, problem_id, correct,
-    codebleu@k, iou_all@k, iou_incorrect@k (null for correct real code), knowledge_alignment
-    (null where undefined), and <category>_tp / _fp / _fn of the first sample."""
+    codebleu@k, iou_all@k, iou_incorrect@k (null for correct real code), error_recall@k (the
+    authors' score; null without true errors), valid_share and truncated_share of the pair's
+    samples (the latter null when not recorded), knowledge_alignment (null where undefined),
+    and <category>_tp / _fp / _fn of the first sample."""
     rows = []
     split = per_pair_split(judged)
     pairs = _with_truth(_samples(judged, split), truth, split)
@@ -263,9 +311,16 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
                              file="predictions", column="sample")
         row = {key: pair[key] for key in ("fold", "student_id", "problem_id", "correct")}
         for k in k_values:
-            scores = best_of_k(pair["real_code"], real_errors, pair["codes"], sample_errors, k, language)
+            scores = best_of_k(pair["real_code"], real_errors, pair["codes"], sample_errors, k, language,
+                               sample_clean=pair["sample_clean"], truth_correct=pair["correct"])
             row[f"codebleu@{k}"], row[f"iou_all@{k}"] = scores.codebleu, scores.iou
             row[f"iou_incorrect@{k}"] = None if pair["correct"] else scores.iou
+            recalls = [error_recall(found, real_errors) for found in pair["sample_diagnosed"][:k]]
+            row[f"error_recall@{k}"] = (None if pair["correct"] or recalls[0] is None
+                                        else max(recalls))
+        row["valid_share"] = float(np.mean(pair["sample_valid"]))
+        known = [t for t in pair["sample_truncated"] if t is not None]
+        row["truncated_share"] = float(np.mean(known)) if known else None
         row["knowledge_alignment"] = _alignment(set().union(*sample_errors), pair, truth, kc_index,
                                                 mastery_threshold)
         counts = category_counts(sample_errors[0], real_errors, truth.category_of)
@@ -278,6 +333,8 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
     schema = {"fold": pl.Int64, "student_id": pl.String, "problem_id": pl.String, "correct": pl.Boolean}
     schema |= {f"{name}@{k}": pl.Float64 for name in ("codebleu", "iou_all", "iou_incorrect")
                for k in k_values}
+    schema |= {f"error_recall@{k}": pl.Float64 for k in k_values}
+    schema |= {"valid_share": pl.Float64, "truncated_share": pl.Float64}
     schema |= {"knowledge_alignment": pl.Float64}
     schema |= {f"{c.lower()}_{n}": pl.Int64 for c in CATEGORIES for n in ("tp", "fp", "fn")}
     return pl.DataFrame(rows, schema=schema)
@@ -322,29 +379,34 @@ def per_problem_split(judged: pl.DataFrame) -> str:
 def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
                   max_codes_per_problem: int = 100, seed: int = 0) -> pl.DataFrame:
     """Per test problem: fold, problem_id, n_real, n_predicted, coverage_iou, chi2_distance,
-    cosine_distance and codebleu_complement_max (null with fewer than 2 codes), on the split
-    `per_problem_split` picks."""
+    cosine_distance and codebleu_complement_max over the valid predicted codes (null with fewer
+    than 2), problem_valid_share, on the split `per_problem_split` picks."""
     split = per_problem_split(judged)
     pairs = _with_truth(_samples(judged, split), truth, split)
     rows = []
     groups = pairs.group_by("fold", "problem_id", maintain_order=True).agg(
-        "real_errors", pl.col("codes").explode(), pl.col("sample_errors").explode())
+        "real_errors", pl.col("codes").explode(), pl.col("sample_errors").explode(),
+        pl.col("sample_valid").explode(), pl.col("sample_clean").explode(),
+        pl.col("sample_truncated").explode())
     for row in tqdm(groups.sort("fold", "problem_id").iter_rows(named=True), total=groups.height,
                     desc="per-problem metrics", unit="problem"):
-        predicted = [set(e) for e in row["sample_errors"]]
+        finished = [not t for t in row["sample_truncated"]]   # departure 8: cut-off codes apart
+        predicted = [set(e) for e, keep in zip(row["sample_errors"], finished) if keep]
+        clean = [c for c, keep in zip(row["sample_clean"], finished) if keep]
         real = [set(e) for e in row["real_errors"]]
-        codes = row["codes"]
+        codes = [code for code, valid in zip(row["codes"], row["sample_valid"]) if valid]
         diverse = len(codes) >= 2
         drawn = (random.Random(f"{seed}:{row['problem_id']}").sample(codes, max_codes_per_problem)
                  if len(codes) > max_codes_per_problem else codes)
         rows.append({
             "fold": row["fold"], "problem_id": row["problem_id"],
-            "n_real": len(real), "n_predicted": len(codes),
-            "coverage_iou": coverage_iou(predicted, real),
-            "chi2_distance": chi2_distance(predicted, real),
+            "n_real": len(real), "n_predicted": len(row["codes"]),
+            "coverage_iou": coverage_iou(predicted, real, clean) if predicted else 0.0,
+            "chi2_distance": chi2_distance(predicted, real) if predicted else None,
             "cosine_distance": mean_cosine_distance(embed(drawn)) if diverse else None,
             "codebleu_complement_max": (codebleu_diversity(drawn, truth.language[row["problem_id"]])
                                         if diverse else None),
+            "problem_valid_share": float(np.mean(row["sample_valid"])),
         })
     schema = {"fold": pl.Int64, "problem_id": pl.String, "n_real": pl.Int64,
               "n_predicted": pl.Int64} | dict.fromkeys(PROBLEM_METRICS, pl.Float64)

@@ -43,11 +43,13 @@ from scipy.stats import t as student_t
 from scipy.stats import ttest_rel
 
 from kaser.methods import REFERENCE_METHOD
+from kaser.metrics.pair_metrics import HIGHER_IS_BETTER as PAIR_HIGHER_IS_BETTER
 from kaser.metrics.pair_metrics import CategoryCounts
 from kaser.metrics.problem_metrics import HIGHER_IS_BETTER as PROBLEM_HIGHER_IS_BETTER
 from kaser.taxonomy import CATEGORIES
 
-PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max")
+PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max",
+                   "problem_valid_share")
 MIN_FOLDS_FOR_FOLD_TEST = 3
 CONFIDENCE = 0.95
 POWER = 0.8
@@ -60,9 +62,13 @@ def higher_is_better(metric: str) -> bool:
 
     >>> higher_is_better("iou_incorrect@3"), higher_is_better("chi2_distance"), higher_is_better("syntax_f1")
     (True, False, True)
+    >>> higher_is_better("truncated_share")
+    False
     """
     if metric in PROBLEM_HIGHER_IS_BETTER:
         return PROBLEM_HIGHER_IS_BETTER[metric]
+    if metric in PAIR_HIGHER_IS_BETTER:
+        return PAIR_HIGHER_IS_BETTER[metric]
     return True   # CodeBLEU, IoU, precision / recall / F1 and knowledge alignment
 
 
@@ -142,8 +148,10 @@ def pair_fold_values(pairs: pl.DataFrame, k_values: Sequence[int]) -> dict[int, 
         return result
     for (fold,), part in pairs.group_by("fold", maintain_order=True):
         values = {}
-        for name in [f"{m}@{k}" for m in ("codebleu", "iou_incorrect", "iou_all") for k in k_values] \
-                + ["knowledge_alignment"]:
+        for name in [f"{m}@{k}" for m in ("codebleu", "iou_incorrect", "iou_all", "error_recall")
+                     for k in k_values] + ["knowledge_alignment", "valid_share", "truncated_share"]:
+            if name not in part.columns:
+                continue
             column = part[name].drop_nulls()
             if len(column):
                 values[name] = float(column.mean())
@@ -255,7 +263,9 @@ def paired_t_test(reference: MethodResult, other: MethodResult, metric: str,
             "sd_difference": float(differences.std(ddof=1)) if len(a) >= 2 else None,
             "difference_ci95": t_interval(differences),
             "mde": minimal_detectable_effect(differences, significance),
-            "statistic": None if p_value is None else float(test.statistic), "p_value": p_value,
+            # a constant nonzero difference (e.g. a share that is 0 for one method) has t = ±inf
+            "statistic": (None if p_value is None or not np.isfinite(test.statistic)
+                          else float(test.statistic)), "p_value": p_value,
             "p_holm": p_value,   # corrected over every test of the run by correct_holm
             "reference_better": bool(better),
             "significant": bool(better and p_value is not None and p_value < significance)}

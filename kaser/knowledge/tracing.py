@@ -57,8 +57,8 @@ from torch import nn
 from tqdm import tqdm
 
 from kaser import InputError
-from kaser.data.contracts import (kc_vocabulary, make_folds, read_dataset, read_folds, validate_problems,
-                        validate_submissions, write_folds)
+from kaser.data.contracts import (kc_vocabulary, read_dataset, read_folds, validate_problems,
+                                  validate_submissions)
 from kaser.knowledge.baselines import (BASELINES, Attempts, mastery_spearman, mean_over_folds,
                                 prediction_metrics)
 
@@ -483,23 +483,3 @@ def run_folder(data_dir: str | Path, report_dir: str | Path, cfg: KnowledgeConfi
           f"training {finished - embedded:.0f} s; AUC {models}"
           + (f"; mastery Spearman {spearman:.3f}" if spearman is not None else ""))
     return report
-
-
-@dataclass(frozen=True)
-class SplitsSettings:
-    folds: int
-    seed: int
-
-
-def knowledge_command(args) -> None:
-    """`kaser knowledge DIR`: the knowledge stage on a folder; outputs go to the same folder."""
-    from kaser.config import load_section
-    cfg = load_section(args.params, "knowledge", KnowledgeConfig)
-    folds_path = Path(args.dir) / "folds.json"
-    if not folds_path.exists():   # `kaser ingest` and `kaser synth` write no folds
-        splits = load_section(args.params, "splits", SplitsSettings)
-        _, submissions = read_dataset(args.dir)
-        write_folds(folds_path, make_folds(submissions, splits.folds, splits.seed))
-        print(f"knowledge: no folds.json in {args.dir}; wrote one ({splits.folds} folds by student "
-              f"and by problem, seed {splits.seed}, from the params' splits section)")
-    run_folder(args.dir, args.dir, cfg)

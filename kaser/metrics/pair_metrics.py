@@ -7,8 +7,8 @@ category behind Table 2's precision / recall / F1. `python -m pytest tests/test_
 
 Departures, and why:
 1. IoU@K is reported twice: over pairs whose ground truth is incorrect (as the authors' code,
-   `iou_incorrect`) and over all pairs (`iou_all`, where IoU(∅, ∅) = 1 rewards predicting a
-   correct submission for a student who wrote one).
+   `iou_incorrect`) and over all pairs (`iou_all`, where a correct real code is matched by a
+   predicted code the judge finds free of every error: the authors' correctness rule).
 2. Table 2 precision / recall / F1 are micro-averaged over pairs from the first sample (K = 1),
    the setting the paper states for that table.
 """
@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kaser.metrics.codebleu import codebleu_many
-from kaser.metrics.sets import iou
+from kaser.metrics.sets import error_match
 
 # metric -> whether a larger value is better (every metric the evaluation reports says so)
 HIGHER_IS_BETTER = {
@@ -28,18 +28,26 @@ HIGHER_IS_BETTER = {
     "iou_all@1": True, "iou_all@5": True,
     "precision": True, "recall": True, "f1": True,
     "knowledge_alignment": True,
+    "error_recall@1": True, "error_recall@5": True,
+    "valid_share": True, "truncated_share": False,
 }
 
 
 @dataclass(frozen=True)
 class PairScores:
     codebleu: float        # best CodeBLEU(real code, sample) over the first K samples
-    iou: float             # best IoU(sample errors, real errors) over the first K samples
+    iou: float             # best error_match(sample, real errors) over the first K samples
 
 
 def best_of_k(real_code: str, real_errors: set[str], sample_codes: Sequence[str],
-              sample_errors: Sequence[set[str]], k: int, language: str) -> PairScores:
-    """Best CodeBLEU and best IoU among the first k samples (each maximised on its own).
+              sample_errors: Sequence[set[str]], k: int, language: str,
+              sample_clean: Sequence[bool] | None = None,
+              truth_correct: bool | None = None) -> PairScores:
+    """Best CodeBLEU and best error match (kaser.metrics.sets.error_match) among the first k
+    samples (each maximised on its own). `sample_clean`: whether the judge found each sample free
+    of every error (by default: no candidate errors, the pre-issue-11 rule, which lets a code
+    diagnosed only outside the list pass for correct); `truth_correct`: whether the real code
+    is correct (by default: no real errors).
 
     >>> s = best_of_k("return a + b;", {"Off-by-one error"},
     ...               ["return a + b;", "return a - b;"], [set(), {"Off-by-one error"}], 2, "java")
@@ -52,8 +60,10 @@ def best_of_k(real_code: str, real_errors: set[str], sample_codes: Sequence[str]
     if k < 1 or len(sample_codes) < k or len(sample_errors) < k:
         raise ValueError(f"best_of_k: need at least k={k} samples, got {len(sample_codes)}")
     scores = codebleu_many(real_code, list(sample_codes[:k]), language)
+    clean = ([not errors for errors in sample_errors] if sample_clean is None else list(sample_clean))
     return PairScores(codebleu=max(scores),
-                      iou=max(iou(errors, real_errors) for errors in sample_errors[:k]))
+                      iou=max(error_match(errors, real_errors, is_clean, truth_correct)
+                              for errors, is_clean in zip(sample_errors[:k], clean[:k])))
 
 
 @dataclass(frozen=True)

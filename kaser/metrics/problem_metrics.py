@@ -10,6 +10,9 @@ Departures, and why:
    the number of real submissions so it stays comparable in size to a count-based distance.
 2. Code-embedding cosine distance uses the project's sentence-transformers model (MiniLM offline
    by default) instead of Qwen3-Embedding-8B; the model is a params choice.
+3. Coverage IoU with the authors' semantics (issue 11): a problem whose real codes have no
+   candidate error is matched only when every predicted code is free of every error, not by
+   prose or stubs that the judge diagnosed outside the candidate list.
 """
 
 from __future__ import annotations
@@ -26,13 +29,21 @@ HIGHER_IS_BETTER = {"coverage_iou": True, "chi2_distance": False, "cosine_distan
                     "codebleu_complement_max": True}
 
 
-def coverage_iou(predicted_errors: Sequence[set[str]], real_errors: Sequence[set[str]]) -> float:
+def coverage_iou(predicted_errors: Sequence[set[str]], real_errors: Sequence[set[str]],
+                 predicted_clean: Sequence[bool] | None = None) -> float:
     """IoU of the unique errors over all predicted codes vs over all real codes of a problem.
+    When neither side has a candidate error, the match is 1 only if the judge found every
+    predicted code free of every error (`predicted_clean`; departure 3).
 
     >>> coverage_iou([{"A"}, {"B"}, set()], [{"A"}, {"C"}])
     0.3333333333333333
+    >>> coverage_iou([set(), set()], [set()], predicted_clean=[True, False])   # prose among them
+    0.0
     """
-    return iou(set().union(*predicted_errors), set().union(*real_errors))
+    predicted, real = set().union(*predicted_errors), set().union(*real_errors)
+    if not predicted and not real and predicted_clean is not None:
+        return 1.0 if all(predicted_clean) else 0.0
+    return iou(predicted, real)
 
 
 def chi2_distance(predicted_errors: Sequence[set[str]], real_errors: Sequence[set[str]]) -> float:

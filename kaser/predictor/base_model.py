@@ -56,7 +56,7 @@ class ModelParams:
     [('student', 0), ('student', 1), ('problem', 0), ('problem', 1)]
     >>> ModelParams(folds=(), splits=("student",))
     Traceback (most recent call last):
-    kaser.InputError: params.yaml: model.folds: give at least one test fold, e.g. [0]
+    kaser.InputError: folds: give at least one test fold, e.g. [0]
     """
     base: str = DEFAULT_BASE
     dtype: str = "auto"
@@ -69,17 +69,17 @@ class ModelParams:
         object.__setattr__(self, "folds", folds)
         object.__setattr__(self, "splits", splits)
         if not folds:
-            raise InputError("model.folds: give at least one test fold, e.g. [0]", file="params.yaml")
+            raise InputError("folds: give at least one test fold, e.g. [0]")
         bad = [f for f in folds if isinstance(f, bool) or not isinstance(f, int) or f < 0]
         if bad:
-            raise InputError(f"model.folds: {bad[0]!r} is not a fold number (0, 1, ... below "
-                             "params.yaml splits.folds)", file="params.yaml")
+            raise InputError(f"folds: {bad[0]!r} is not a fold number (0, 1, ... below "
+                             "splits.folds)")
         if not splits or set(splits) - set(SPLITS):
-            raise InputError(f"model.splits: {list(splits)} must be a non-empty list out of "
-                             f"{', '.join(SPLITS)}", file="params.yaml")
+            raise InputError(f"splits: {list(splits)} must be a non-empty list out of "
+                             f"{', '.join(SPLITS)}")
         for key, values in (("folds", folds), ("splits", splits)):
             if len(set(values)) != len(values):
-                raise InputError(f"model.{key}: {list(values)} names one twice", file="params.yaml")
+                raise InputError(f"{key}: {list(values)} names one twice")
 
     def runs(self) -> list[tuple[str, int]]:
         """(split, fold) of every training run, splits outer."""
@@ -202,8 +202,9 @@ def load_model(path, adapter=None, dtype: str = "auto", trainable: bool = False,
                padding_side: str = "left"):
     """(model, tokenizer) from a materialised folder, with the LoRA adapter folder `adapter` if given.
 
-    `trainable=True` keeps the adapter's weights trainable (GRPO continues the SFT adapter);
-    otherwise the model is in eval mode.
+    `trainable=True` keeps the adapter's weights trainable (GRPO continues the SFT adapter; the
+    trainer places it on its device); otherwise the model is in eval mode, on the GPU of this
+    process when there is one (`inference_device`), since `generate` runs where the weights are.
     """
     from transformers import AutoModelForCausalLM
 
@@ -218,4 +219,16 @@ def load_model(path, adapter=None, dtype: str = "auto", trainable: bool = False,
         model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
     if not trainable:
         model.eval()
+        model.to(inference_device())
     return model, tokenizer
+
+
+def inference_device():
+    """The GPU of this process (LOCAL_RANK under `accelerate launch`, else 0) when CUDA is
+    there, else the CPU."""
+    import os
+
+    import torch
+    if torch.cuda.is_available():
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+    return torch.device("cpu")

@@ -24,6 +24,12 @@ Departures from the authors' code, and why:
 3. The CPU default trains on at most `max_pairs` pairs (seeded draw) and may use a larger
    learning rate than 1e-7 (params.yaml says which): a few dozen steps at 1e-7 would leave the
    adapter where SFT put it.
+4. `max_completion_length: auto` takes the budget from the data (kaser.predictor.sampling
+   .completion_budget: a high percentile of the real first submissions' token counts, capped)
+   instead of a fixed 400; it is logged at the end of each run's log history. A completion cut
+   off by the budget gets error reward 0 (kaser.predictor.rewards, departure 6), and the rows
+   carry the real code's correctness (`correct`) so that the error reward matches a correct
+   student only with a completion the judge finds free of every error (issue 11).
 """
 
 from __future__ import annotations
@@ -57,7 +63,9 @@ class GrpoParams:
     top_k: int = 40
     top_p: float = 1.0
     repetition_penalty: float = 1.1
-    max_completion_length: int = 400
+    max_completion_length: int | str = 400   # or "auto": completion_budget of the data
+    budget_percentile: float = 99.0          # with auto: percentile of the first submissions' tokens
+    budget_cap: int = 1024                   # with auto: at most this many completion tokens
     reward_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
     loss_type: str = "dapo"
     max_pairs: int | None = None
@@ -75,7 +83,7 @@ def ablated(params: GrpoParams, reward: str) -> GrpoParams:
     (1.0, 0.0, 1.0)
     """
     if reward not in ABLATION_METHODS:
-        raise InputError(f"unknown reward {reward!r} in params.yaml ablations.rewards; "
+        raise InputError(f"unknown reward {reward!r} in ablations.rewards; "
                          f"choose from {', '.join(ABLATION_METHODS)}")
     weights = list(params.reward_weights)
     weights[REWARD_NAMES.index(f"{reward}_reward")] = 0.0
@@ -109,13 +117,20 @@ def grpo_examples(pairs: pl.DataFrame) -> list[dict]:
     return [{"prompt": messages, "code": row["code"], "language": row["language"],
              "problem_id": row["problem_id"], "errors": list(row["errors"]),
              "candidate_errors": list(row["candidate_errors"]), "group_id": index}
+            | ({"correct": row["correct"]} if "correct" in row else {})
             for index, (messages, row) in enumerate(zip(pair_messages(pairs),
                                                         pairs.iter_rows(named=True)))]
 
 
-def kaser_rewards(judge: Judge) -> list:
+def with_correctness(pairs: pl.DataFrame, submissions: pl.DataFrame) -> pl.DataFrame:
+    """`pairs` with the real submission's `correct` column (joined by student, problem, step)."""
+    keys = ["student_id", "problem_id", "step"]
+    return pairs.join(submissions.select(*keys, "correct").unique(keys), on=keys, how="left")
+
+
+def kaser_rewards(judge: Judge, stop_token_ids=None) -> list:
     """The hybrid reward's parts, in the order of `reward_weights`."""
-    return [similarity_reward, make_error_reward(judge), diversity_reward]
+    return [similarity_reward, make_error_reward(judge, stop_token_ids), diversity_reward]
 
 
 def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams, out_dir,
@@ -126,7 +141,11 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
     from trl import GRPOConfig, GRPOTrainer
 
     from kaser.predictor.base_model import load_model
+    from kaser.predictor.sampling import stop_token_ids
 
+    if not isinstance(params.max_completion_length, int):
+        raise InputError(f"max_completion_length {params.max_completion_length!r} must be resolved "
+                         "to a number first (resolve_completion_length)")
     if len(params.reward_weights) != len(REWARD_NAMES):
         raise InputError(f"reward_weights needs {len(REWARD_NAMES)} values "
                          f"({', '.join(REWARD_NAMES)}), got {list(params.reward_weights)}")
@@ -153,7 +172,8 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
         dataloader_pin_memory=torch.cuda.is_available(),
         use_vllm=params.use_vllm, vllm_mode=params.vllm_mode,
     )
-    return GRPOTrainer(model=model, reward_funcs=kaser_rewards(judge), args=args,
+    return GRPOTrainer(model=model, reward_funcs=kaser_rewards(judge, stop_token_ids(model, tokenizer)),
+                       args=args,
                        train_dataset=dataset, processing_class=tokenizer)
 
 
@@ -168,21 +188,40 @@ def train_grpo(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams,
     return list(trainer.state.log_history)
 
 
-def train_runs(dataset: str, model, params: GrpoParams, judge: Judge, out_dir_of,
-               dtype: str = "auto") -> dict[str, list[dict]]:
-    """GRPO for every training run of `model` (ModelParams) on data/<dataset>/: each continues
-    its run's SFT adapter (models/<dataset>/sft/<run>/) on its run's training pairs, with the
-    cluster stage's errors, and is saved to `out_dir_of(split, fold)`. Returns {run name: TRL
-    log history}, in run order."""
-    from kaser.predictor.base_model import adapter_path, run_name
+def train_runs(folder, model, params: GrpoParams, judge: Judge, base_model, sft_adapter_of,
+               out_dir_of, dtype: str = "auto") -> dict[str, list[dict]]:
+    """GRPO for every training run of `model` (ModelParams) on the dataset in `folder`: each
+    continues its run's SFT adapter `sft_adapter_of(split, fold)` of `base_model` on its run's
+    training pairs, with the cluster stage's errors, and is saved to `out_dir_of(split, fold)`.
+    Returns {run name: TRL log history}, in run order."""
+    from kaser.predictor.base_model import run_name
 
-    folder = Path("data") / dataset
+    from kaser.data.contracts import read_dataset
+
+    folder = Path(folder)
     submission_errors, problem_errors = read_error_truth(folder)
+    _, submissions = read_dataset(folder)
+    params = resolve_completion_length(params, base_model, submissions)
+    print(f"grpo: max_completion_length {params.max_completion_length}")
     logs = {}
     for split, fold in model.runs():
-        pairs = with_errors(read_pairs(folder, split, fold, "train"), submission_errors,
-                            problem_errors)
-        logs[run_name(split, fold)] = train_grpo(
-            "models/base", adapter_path(dataset, "sft", split, fold), pairs, params,
-            out_dir_of(split, fold), judge, dtype)
+        pairs = with_errors(with_correctness(read_pairs(folder, split, fold, "train"), submissions),
+                            submission_errors, problem_errors)
+        log = train_grpo(base_model, sft_adapter_of(split, fold), pairs, params,
+                         out_dir_of(split, fold), judge, dtype)
+        logs[run_name(split, fold)] = log + [{"max_completion_length": params.max_completion_length}]
     return logs
+
+
+def resolve_completion_length(params: GrpoParams, model_path, submissions: pl.DataFrame) -> GrpoParams:
+    """`params` with `max_completion_length: auto` replaced by the data's budget."""
+    from kaser.predictor.sampling import AUTO, data_budget
+    if params.max_completion_length != AUTO:
+        if not isinstance(params.max_completion_length, int) or params.max_completion_length < 1:
+            raise InputError(f"max_completion_length must be a positive number or {AUTO!r}, not "
+                             f"{params.max_completion_length!r}")
+        return params
+    from kaser.predictor.base_model import load_tokenizer
+    budget = data_budget(load_tokenizer(model_path), submissions, params.budget_percentile,
+                         params.budget_cap)
+    return dataclasses.replace(params, max_completion_length=budget)

@@ -68,10 +68,9 @@ class BaselineParams:
 
     def __post_init__(self):
         if self.backend not in ("local", "openai"):
-            raise InputError(f"backend must be local or openai, not {self.backend!r}",
-                             file="params.yaml:baselines")
+            raise InputError(f"backend must be local or openai, not {self.backend!r}")
         if self.history < 0 or self.persona_history < 0:
-            raise InputError("history sizes must be >= 0", file="params.yaml:baselines")
+            raise InputError("history sizes must be >= 0")
 
 
 def truncate_code(code: str, max_chars: int | None) -> str:

@@ -28,8 +28,10 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    can share a prompt) and else by the prompt text, never by position. The released
    `diversity_reward` compares with every completion in the batch, so a completion is rewarded
    for differing from answers to other problems, which says nothing about mode collapse.
-2. IoU(∅, ∅) = 1 (see kaser.metrics.sets), one rule instead of the released branch that assumes
-   two prompts per batch and asks a judge whether the code is correct.
+2. The error reward is `error_match` (kaser.metrics.sets): a correct real code is matched only
+   by a completion the judge finds free of every error, as the released correctness branch, but
+   for every row instead of a branch that assumes two prompts per batch. (Before issue 11 it was
+   IoU(∅, ∅) = 1, which paid prose diagnosed outside the candidate list 0.909 on correct pairs.)
 3. A completion with no code (empty after removing fences) gets diversity 0, not 1: an empty
    answer has CodeBLEU 0 to everything and would otherwise collect the largest diversity reward.
    A group of one completion also gets 0 (nothing to differ from; GRPO gives such a group zero
@@ -38,6 +40,10 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    so a mixed Java/Python dataset trains in one run.
 5. The code is taken from inside a markdown fence when the model wrote one; the released rewards
    only `.strip()` and rely on the prompt saying "no fences".
+6. A completion cut off by the token budget gets error reward 0, whatever the judge would say:
+   the syntax errors of an unfinished program are the budget's, not a student's. Its similarity
+   and diversity are kept (CodeBLEU of the part written is still a resemblance); TRL logs the
+   share cut off as `completions/clipped_ratio`.
 CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
 """
 
@@ -50,9 +56,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kaser.metrics.codebleu import codebleu, max_codebleu_to_rest
-from kaser.metrics.sets import iou
+from kaser.metrics.sets import error_match
 
-Judge = Callable[[str, str, Sequence[str]], Iterable[str]]
+# a judge with verdicts(problem_id, codes, candidate_errors), or judge(problem_id, code, candidates) -> Verdict
+Judge = Callable[[str, str, Sequence[str]], Any]
 
 # an opening fence with an optional info string, then everything up to a closing fence or the end
 # (a completion cut at the token limit has no closing fence)
@@ -134,44 +141,107 @@ def diversity_reward(completions: list, language: list[str], prompts: list | Non
 
 
 class ErrorReward:
-    """IoU(judge(completion), ground-truth errors), 1 when both are empty (paper R_Error).
+    """error_match(judge's verdict on the completion, ground-truth errors) (paper R_Error, with
+    the authors' semantics; kaser.metrics.sets.error_match).
 
-    `judge(problem_id, code, candidate_errors)` returns the labels, out of the problem's
-    candidate list, that it finds in the code (kaser.errors.judge.judge with the problem looked up by id).
+    `judge` has `verdicts(problem_id, codes, candidate_errors) -> [Verdict]` (kaser.errors.judge;
+    the completions of one problem go to it together), or is a callable
+    `judge(problem_id, code, candidate_errors) -> Verdict`. A correct real code (the `correct`
+    column when the dataset has one, else no true labels) is matched only by a completion the
+    judge finds clean; prose, a stub or an unfinished program is not. A completion cut off by
+    the token budget (its last token id is not in `stop_token_ids`; TRL passes `completion_ids`)
+    gets 0: its errors are the budget's, not a student's (departure 6).
     A callable class rather than a closure, as in TRL's own reward factories, so that it pickles
     (TRL's async GRPO sends reward functions to a child process); `__name__` names it in TRL's logs.
 
+    >>> from kaser.errors.judge import Verdict
     >>> def judge(problem_id, code, candidate_errors):  # a toy judge for the example
-    ...     return {"Missing semicolon"} if "= 1\\n" in code + "\\n" else set()
+    ...     if "= 1\\n" in code + "\\n":
+    ...         return Verdict(frozenset({"Missing semicolon"}), False, False, frozenset({"Missing semicolon"}))
+    ...     if ";" not in code:  # not Java at all: diagnosed outside the list
+    ...         return Verdict(frozenset(), False, False, frozenset({"Syntax error"}))
+    ...     return Verdict(frozenset(), True, True, frozenset())
     >>> reward = make_error_reward(judge)
-    >>> reward(["int x = 1", "int x = 1;", "int x = 1"], problem_id=["p"] * 3,
-    ...        errors=[["Missing semicolon"], [], ["Missing semicolon", "Type mismatch"]],
-    ...        candidate_errors=[["Missing semicolon", "Type mismatch"]] * 3)
-    [1.0, 1.0, 0.5]
+    >>> reward(["int x = 1", "int x = 1;", "int x = 1", "Here is x."], problem_id=["p"] * 4,
+    ...        errors=[["Missing semicolon"], [], ["Missing semicolon", "Type mismatch"], []],
+    ...        candidate_errors=[["Missing semicolon", "Type mismatch"]] * 4)
+    [1.0, 1.0, 0.5, 0.0]
     """
 
     __name__ = "error_reward"
 
-    def __init__(self, judge: Judge):
+    def __init__(self, judge, stop_token_ids: Iterable[int] | None = None):
         self.judge = judge
+        self.stop_token_ids = None if stop_token_ids is None else frozenset(stop_token_ids)
+
+    def _verdicts(self, rows: list[tuple[str, str, tuple[str, ...]]]) -> list:
+        """One verdict per (problem, code, candidates), one judge call per problem and list."""
+        if not hasattr(self.judge, "verdicts"):
+            verdicts = [self.judge(problem, code, list(candidates)) for problem, code, candidates in rows]
+        else:
+            verdicts = [None] * len(rows)
+            groups: dict[tuple, list[int]] = defaultdict(list)
+            for index, (problem, _, candidates) in enumerate(rows):
+                groups[(problem, candidates)].append(index)
+            for (problem, candidates), indices in groups.items():
+                found = self.judge.verdicts(problem, [rows[i][1] for i in indices], list(candidates))
+                for i, verdict in zip(indices, found, strict=True):
+                    verdicts[i] = verdict
+        for verdict in verdicts:
+            if not (hasattr(verdict, "errors") and hasattr(verdict, "clean")):
+                raise TypeError(f"error_reward: the judge must return kaser.errors.judge.Verdict, "
+                                f"not {type(verdict).__name__} (a bare label set cannot say whether "
+                                "the code is correct)")
+        return verdicts
 
     def __call__(self, completions: list, problem_id: list[str], errors: list,
-                 candidate_errors: list, **kwargs: Any) -> list[float]:
-        rewards = []
-        rows = zip(completions, problem_id, errors, candidate_errors, strict=True)
-        for row, (completion, problem, truth, candidates) in enumerate(rows):
+                 candidate_errors: list, completion_ids: list | None = None,
+                 correct: list | None = None, **kwargs: Any) -> list[float]:
+        rows = []
+        for row, (problem, truth, candidates) in enumerate(zip(problem_id, errors, candidate_errors,
+                                                               strict=True)):
             if truth is None or candidates is None:
                 column = "errors" if truth is None else "candidate_errors"
                 raise ValueError(f"error_reward: column {column}, completion {row} "
                                  f"(problem {problem}): missing label list; use [] for none")
-            predicted = self.judge(problem, completion_code(completion), list(candidates))
-            rewards.append(iou(predicted, truth))
+            rows.append((problem, completion_code(completions[row]), tuple(candidates)))
+        if len(completions) != len(rows):
+            raise ValueError(f"error_reward: {len(completions)} completions, {len(rows)} label lists")
+        cut = truncated(completion_ids, self.stop_token_ids, len(rows))
+        judged = [i for i in range(len(rows)) if not cut[i]]
+        verdicts = dict(zip(judged, self._verdicts([rows[i] for i in judged])))
+        rewards = []
+        for index, truth in enumerate(errors):
+            if cut[index]:
+                rewards.append(0.0)
+                continue
+            verdict = verdicts[index]
+            truth_correct = None if correct is None or correct[index] is None else bool(correct[index])
+            rewards.append(error_match(verdict.errors, truth, verdict.clean, truth_correct))
         return rewards
 
 
-def make_error_reward(judge: Judge) -> ErrorReward:
-    """The error reward bound to a judge, ready for `GRPOTrainer(reward_funcs=[...])`."""
-    return ErrorReward(judge)
+def truncated(completion_ids: list | None, stop_token_ids: frozenset[int] | None,
+              count: int) -> list[bool]:
+    """Which completions the token budget cut off: their last token is no stop token (TRL's own
+    `completions/clipped_ratio` rule). Without ids or stop tokens, none.
+
+    >>> truncated([[5, 2], [5, 7], []], frozenset({2}), 3)
+    [False, True, True]
+    >>> truncated(None, frozenset({2}), 2)
+    [False, False]
+    """
+    if completion_ids is None or stop_token_ids is None:
+        return [False] * count
+    if len(completion_ids) != count:
+        raise ValueError(f"error_reward: {count} completions but {len(completion_ids)} completion_ids")
+    return [not ids or ids[-1] not in stop_token_ids for ids in completion_ids]
+
+
+def make_error_reward(judge, stop_token_ids: Iterable[int] | None = None) -> ErrorReward:
+    """The error reward bound to a judge (and, to tell a truncated completion, the tokenizer's
+    EOS and pad ids), ready for `GRPOTrainer(reward_funcs=[...])`."""
+    return ErrorReward(judge, stop_token_ids)
 
 
 def _group_keys(count: int, prompts: list | None, group_id: list | None) -> list:

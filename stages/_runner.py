@@ -1,0 +1,176 @@
+"""The one door between the DVC stages and kaser: params.yaml, the data/<ds>/ layout, the exit.
+
+    from _runner import Stage, run
+    PARAMS = ("model.dtype", "model.folds", "model.splits", "sft")   # what the stage reads
+
+    def main(dataset: str) -> None:
+        stage = Stage("sft", dataset, PARAMS)
+        model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+        ...
+
+    if __name__ == "__main__":
+        run(main)
+
+Nothing under kaser/ opens params.yaml or knows where a dataset's files live; every stage script
+reads its settings here (into the frozen dataclasses of kaser, through `kaser.config.from_dict`)
+and takes its paths from `Stage` (data/<ds>/, reports/<ds>/, models/<ds>/, its own LLM cache).
+
+What a stage reads is declared twice, and both must agree:
+- the script's module-level `PARAMS` lists the params keys it may read (a tuple of dotted keys,
+  `{dataset}` standing for the dataset name; or, for a script behind several stages, a dict from
+  variant to such a tuple: the variant is the script's second argument, e.g. the method of
+  stages/generate.py, else the stage name, e.g. report / readme of stages/report.py).
+  `Stage.section` refuses to read a key that `PARAMS` does not cover, so the list cannot fall
+  behind the code;
+- dvc.yaml lists the stage's params; tests/test_pipeline.py reads `PARAMS` from every stage
+  script (by AST) and fails when dvc.yaml does not declare one of them.
+Keys in `OPERATIONAL` are read but cannot change an output (how to reach the LLM server, how
+patient to be, what a request costs; the answer is keyed by the other `llm` keys), so dvc.yaml
+leaves them out: changing them reruns nothing.
+
+`run(main)` gives every stage the same usage line (from `main`'s parameters), turns a
+`kaser.InputError` into one line on stderr and exit status 2, and Ctrl-C into one line and 130.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from kaser import InputError
+from kaser.config import from_dict
+
+T = TypeVar("T")
+PARAMS_FILE = Path("params.yaml")
+
+# params keys read but declared nowhere in dvc.yaml: none of them changes an output
+OPERATIONAL = {"llm": ("base_url", "api_key_env", "max_concurrency", "max_retries",
+                       "malformed_retries", "backoff_s", "timeout_s", "price_per_mtok_in",
+                       "price_per_mtok_out", "cache_file")}
+# the `llm` keys that shape an answer (those in the LLM cache key), and all a client needs
+LLM_ANSWER = ("model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens",
+              "seed")
+LLM_KEYS = LLM_ANSWER + OPERATIONAL["llm"]
+
+
+def covered(key: str, declared) -> bool:
+    """Whether dotted `key` is declared itself or under a declared section.
+
+    >>> covered("model.dtype", ["model"]), covered("model", ["model.dtype"])
+    (True, False)
+    """
+    return any(key == d or key.startswith(d + ".") for d in declared)
+
+
+def operational(key: str) -> bool:
+    section, _, name = key.partition(".")
+    return name in OPERATIONAL.get(section, ())
+
+
+def read_params(path: Path = PARAMS_FILE) -> dict[str, Any]:
+    if not path.is_file():
+        raise InputError("params file not found (run from the repository root)", file=path)
+    with path.open() as f:
+        return yaml.safe_load(f) or {}
+
+
+class Stage:
+    """One stage run: its settings (only the declared ones) and its paths."""
+
+    def __init__(self, name: str, dataset: str | None, reads, params_file: Path = PARAMS_FILE):
+        self.name, self.dataset, self.params_file = name, dataset, Path(params_file)
+        self.reads = tuple(key.format(dataset=dataset) for key in reads)
+        self._params: dict | None = None
+
+    # ------------------------------------------------------------ settings
+
+    def _check(self, key: str) -> None:
+        if not (operational(key) or covered(key, self.reads)):
+            raise RuntimeError(f"stages/{self.name}.py reads params key {key!r}, which its PARAMS "
+                               f"({', '.join(self.reads)}) does not declare; add it there and "
+                               "to the stage's params in dvc.yaml")
+
+    def raw(self, key: str) -> Any:
+        """The value at dotted `key` (None when absent), e.g. "datasets.synthetic-java"."""
+        self._check(key)
+        if self._params is None:
+            self._params = read_params(self.params_file)
+        value: Any = self._params
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+
+    def section(self, name: str, cls: type[T], keys=None) -> T:
+        """params.yaml section `name` as dataclass `cls`; with `keys`, only those keys are read
+        (the others keep the dataclass defaults, which the stage must then not use)."""
+        if keys is None:
+            self._check(name)
+        for key in keys or ():
+            self._check(f"{name}.{key}")
+        values = self._values(name)
+        if keys is not None:
+            values = {k: v for k, v in values.items() if k in keys}
+        return from_dict(cls, values, where=f"{self.params_file}:{name}")
+
+    def _values(self, name: str) -> dict:
+        if self._params is None:
+            self._params = read_params(self.params_file)
+        if name not in self._params:
+            raise InputError(f"no section '{name}'", file=self.params_file)
+        return self._params[name] or {}
+
+    # ------------------------------------------------------------ paths
+
+    @property
+    def data(self) -> Path:
+        return Path("data") / self.dataset
+
+    @property
+    def reports(self) -> Path:
+        return Path("reports") / self.dataset
+
+    @property
+    def models(self) -> Path:
+        return Path("models") / self.dataset
+
+    @property
+    def llm_cache(self) -> Path:
+        """This stage's own LLM answer cache, a persistent DVC output: the annotate stage's
+        data/<ds>/llm_cache.sqlite; every other stage that may ask the LLM (the judge, cluster
+        summaries) data/<ds>/<stage>_llm_cache.sqlite, so no stage writes another's output."""
+        name = "llm_cache.sqlite" if self.name == "annotate" else f"{self.name}_llm_cache.sqlite"
+        return self.data / name
+
+
+def usage(main) -> str:
+    """usage: python stages/<script>.py <dataset> [<method>], from `main`'s parameters."""
+    words = []
+    for parameter in inspect.signature(main).parameters.values():
+        word = f"<{parameter.name}>"
+        words.append(word if parameter.default is inspect.Parameter.empty else f"[{word}]")
+    return f"usage: python stages/{Path(sys.argv[0]).name} {' '.join(words)}".rstrip()
+
+
+def run(main, argv: list[str] | None = None) -> None:
+    """Call `main` with the command-line arguments; a wrong count prints the usage line, a
+    kaser.InputError one line `<script>: error: ...`, both with exit status 2."""
+    args = sys.argv[1:] if argv is None else argv
+    parameters = inspect.signature(main).parameters.values()
+    required = sum(p.default is inspect.Parameter.empty for p in parameters)
+    if not required <= len(args) <= len(parameters):
+        print(usage(main), file=sys.stderr)
+        raise SystemExit(2)
+    name = Path(sys.argv[0]).stem
+    try:
+        main(*args)
+    except InputError as err:
+        print(f"{name}: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted; run it again to resume (LLM answers received so far are "
+              "cached)", file=sys.stderr)
+        raise SystemExit(130) from None
