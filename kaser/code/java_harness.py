@@ -92,48 +92,90 @@ import java.lang.reflect.*;
 import java.net.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
-import java.security.Permission;
+import java.security.*;
 import java.util.*;
 import java.util.concurrent.*;
 
 public final class KaserHarness {
+    /** Loads one program; its classes get only the permissions below, whatever calls them. */
     static final class StudentLoader extends URLClassLoader {
         StudentLoader(URL[] urls) { super(urls, ClassLoader.getPlatformClassLoader()); }
+        @Override protected PermissionCollection getPermissions(CodeSource source) {
+            Permissions granted = new Permissions();
+            granted.add(new FilePermission(WORK, "read"));
+            granted.add(new FilePermission(WORK + File.separator + "-", "read,write,delete"));
+            granted.add(new PropertyPermission("*", "read"));
+            return granted;
+        }
     }
 
+    static String WORK = "/work";
     static volatile Integer exitStatus;
 
-    static final class Guard extends SecurityManager {
-        final Path work;
-        Guard(Path work) { this.work = work; }
+    /** Everything but student code holds every permission; student code holds what its loader grants. */
+    static final class HarnessPolicy extends Policy {
+        @Override public boolean implies(ProtectionDomain domain, Permission p) {
+            return !(domain.getClassLoader() instanceof StudentLoader);
+        }
+        @Override public PermissionCollection getPermissions(ProtectionDomain domain) {
+            Permissions all = new Permissions();
+            if (!(domain.getClassLoader() instanceof StudentLoader)) all.add(new AllPermission());
+            return all;
+        }
+    }
 
-        boolean studentOnStack() {
-            for (Class<?> k : getClassContext())
-                if (k.getClassLoader() instanceof StudentLoader) return true;
-            return false;
+    /**
+     * The standard access-control check (every frame's protection domain, and the context a thread
+     * or proxy inherited from the code that made it), so a student's thread, proxy or callback
+     * holds no more than the student. Threads outside the case threads' group are off limits.
+     */
+    static final class Guard extends SecurityManager {
+        @Override public void checkPermission(Permission p) {
+            try { super.checkPermission(absolute(p)); }
+            catch (AccessControlException e) { throw denied(p); }
         }
 
-        void deny(String what) { throw new SecurityException("sandbox: " + what + " is not allowed"); }
+        @Override public void checkPermission(Permission p, Object context) {
+            try { super.checkPermission(absolute(p), context); }
+            catch (AccessControlException e) { throw denied(p); }
+        }
+
+        /** A file permission for a relative or unnormalized path ("big.bin", "/./proc") made absolute. */
+        static Permission absolute(Permission p) {
+            if (!(p instanceof FilePermission) || p.getName().equals("<<ALL FILES>>")) return p;
+            String name = p.getName(), tail = "";
+            if (name.equals("-") || name.equals("*")) { tail = name; name = "."; }
+            else if (name.endsWith(File.separator + "-") || name.endsWith(File.separator + "*")) {
+                tail = name.substring(name.length() - 1); name = name.substring(0, name.length() - 2);
+            }
+            String path = Paths.get(name).toAbsolutePath().normalize().toString();
+            if (!tail.isEmpty()) path = path.equals("/") ? "/" + tail : path + File.separator + tail;
+            return new FilePermission(path, p.getActions());
+        }
+
+        static SecurityException denied(Permission p) {
+            String actions = p.getActions();
+            return new SecurityException("sandbox: " + p.getClass().getSimpleName() + " " + p.getName()
+                + (actions == null || actions.isEmpty() ? "" : " " + actions) + " is not allowed");
+        }
 
         @Override public void checkExit(int status) {
-            if (studentOnStack()) { exitStatus = status; deny("System.exit(" + status + ")"); }
+            try { super.checkExit(status); }
+            catch (SecurityException e) { exitStatus = status; throw e; }
         }
 
-        @Override public void checkPermission(Permission p, Object context) { checkPermission(p); }
+        static boolean ours(ThreadGroup g) {
+            return g != null && RUNNER.group.parentOf(g);  // parentOf walks the groups without a check
+        }
 
-        @Override public void checkPermission(Permission p) {
-            String name = p.getName(), actions = p.getActions();
-            boolean risky = p instanceof SocketPermission || p instanceof LinkPermission
-                || (p instanceof FilePermission && (!actions.equals("read") && !actions.equals("readlink")
-                    || name.startsWith("/proc") || name.startsWith("/sys")))
-                || (p instanceof RuntimePermission && (name.equals("setIO") || name.equals("setSecurityManager")
-                    || name.equals("createSecurityManager") || name.equals("writeFileDescriptor")
-                    || name.equals("setFactory") || name.startsWith("getenv")
-                    || name.startsWith("loadLibrary.") && name.contains("/")));  // the JDK's own libraries stay loadable
-            if (!risky || !studentOnStack()) return;
-            if (p instanceof FilePermission && !actions.contains("execute") && !name.startsWith("/proc")
-                    && !name.startsWith("/sys") && Paths.get(name).toAbsolutePath().normalize().startsWith(work)) return;
-            deny(p.getClass().getSimpleName() + " " + name + (actions.isEmpty() ? "" : " " + actions));
+        @Override public void checkAccess(Thread t) {
+            super.checkAccess(t);
+            if (!ours(t.getThreadGroup())) checkPermission(new RuntimePermission("modifyThread"));
+        }
+
+        @Override public void checkAccess(ThreadGroup g) {
+            super.checkAccess(g);
+            if (!ours(g)) checkPermission(new RuntimePermission("modifyThreadGroup"));
         }
     }
 
@@ -214,7 +256,8 @@ public final class KaserHarness {
         System.setErr(studentOut);
         System.setIn(new ByteArrayInputStream(new byte[0]));
         boolean guarded = true;
-        try { System.setSecurityManager(new Guard(Paths.get(argv[2]).toAbsolutePath().normalize())); }
+        WORK = Paths.get(argv[2]).toAbsolutePath().normalize().toString();
+        try { Policy.setPolicy(new HarnessPolicy()); System.setSecurityManager(new Guard()); }
         catch (UnsupportedOperationException | SecurityException e) { guarded = false; }
         CAPTURE.take();
         emit("{\"ready\":true,\"guarded\":" + guarded + "}");
