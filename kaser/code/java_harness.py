@@ -15,14 +15,22 @@ HARNESS_SOURCE is compiled once per process (kaser.code.sandbox does it) and run
 
 and the harness prints JSON lines like kaser/code/python_worker.py does ("ready", one line per case,
 "restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets
-its own class loader (so static state dies with it); cases run one at a time on a case thread
-with a time limit, which is stopped and replaced when a case runs out of time (and with
-stop_after_timeout 1 the program's later cases are not run: the supervisor marks them). A
-SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) refuses student code: System.exit
-(reported as status "exit"), starting processes, sockets, links, writes and deletions outside
-the working directory, reads under /proc and /sys, replacing System.out, and reading the
-environment. On JDK 24+, where it no longer exists, the harness says so ("guarded": false) and
-only the operating-system limits apply.
+its own class loader (so static state dies with it) and an empty working folder; cases run one
+at a time on a case thread with a time limit, which is stopped and replaced when a case runs out
+of time (and with stop_after_timeout 1 the program's later cases are not run: the supervisor
+marks them). Several students share a JVM, so what keeps one from the harness and the others is
+the SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) with a policy: every class but a
+student's holds all permissions, a student's classes may only read and write in the working
+folder and read system properties, and the standard access check (every frame on the stack, and
+the context a thread or proxy inherited from the code that made it) applies it, so a student's
+own threads, proxies (java.beans.EventHandler) and callbacks hold no more than the student.
+Refused: System.exit (reported as status "exit"), processes, sockets, reading or listing files
+outside the working folder (paths normalized first: /./proc is /proc), class loaders (so no
+reflection on KaserHarness), setAccessible, replacing System.out, the environment, changing
+system properties or locale, and touching threads outside the case threads' group. Tested by
+tests/sandbox_attacks.py. On JDK 24+, where the SecurityManager no longer exists, the harness
+says so ("guarded": false) and only the namespace jail applies: programs of one JVM could then
+reach each other's verdicts, which is why the sandbox warns.
 """
 
 from __future__ import annotations
@@ -262,6 +270,7 @@ public final class KaserHarness {
         CAPTURE.take();
         emit("{\"ready\":true,\"guarded\":" + guarded + "}");
         for (int i = 0; i < programs.size(); i++) {
+            wipe(Paths.get(WORK));  // nothing a previous program wrote is left for this one
             String index = programs.get(i)[0], entry = programs.get(i)[2];
             Class<?> k = null;
             String problem = null;
@@ -286,6 +295,12 @@ public final class KaserHarness {
         }
         emit("{\"end\":true}");
         Runtime.getRuntime().halt(0);
+    }
+
+    static void wipe(Path work) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(work)) {
+            paths.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(work)).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) { }
     }
 
     static String exception(String type, String detail) {

@@ -26,7 +26,8 @@ compile result, its load, its next case), under the program's own index, so a pr
 only its own verdict. A child without a new record for `timeout` + max(1, timeout / 2) seconds is
 killed and its step gets "timeout", whatever it writes. After each program the worker (pid 1 of
 its jail's pid namespace, kaser/code/namespaces.py) kills every process left in the namespace and
-deletes the program's working folder (work/p<index>).
+empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm), so the next program
+finds nothing of it; unjailed, it deletes the program's own working folder (work/p<index>).
 
 Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
@@ -295,7 +296,6 @@ def _run_forked(emit, job, spec, work):
     fresh one carries on with the program's next case, as a fresh worker would.
     """
     import select
-    import shutil
     index, code, entry, tests = spec
     limit = job["timeout"] + max(1.0, job["timeout"] / 2)
     step, first_case = "compile", job["first_case"] if job.get("first_program") == index else 0
@@ -363,7 +363,26 @@ def _run_forked(emit, job, spec, work):
             except ProcessLookupError:
                 pass
         _clean_up(pid_one)
-        shutil.rmtree(folder, ignore_errors=True)
+    _wipe([work, "/dev/shm"] if pid_one else [folder])
+
+
+def _wipe(folders):
+    """Delete what a program left in the writable folders, so the next one finds nothing of it."""
+    import shutil
+    for folder in folders:
+        try:
+            names = os.listdir(folder) if os.path.isdir(folder) else []
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
 
 
 def _not_dumpable():
