@@ -3,7 +3,7 @@
     kaser synth --language java --students 200 --problems 30 --seed 1 --out DIR
     kaser ingest codeworkout ROOT --out DIR [--problems FILE] [--kc-file problem_kc.json]
     kaser ingest falconcode ROOT --out DIR
-    kaser annotate DIR [--backend static|openai]
+    kaser annotate DIR [--backend static|openai] [--unsafe-no-isolation]
     kaser cluster DIR
     kaser knowledge DIR
     kaser simulate ...
@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=["static", "openai"], default=None,
                    help="default: params.yaml annotate.backend")
     p.add_argument("--params", default="params.yaml", help="where the annotate settings are read")
+    p.add_argument("--unsafe-no-isolation", action="store_true",
+                   help="run student code even where the kernel refuses the sandbox's namespaces (unsafe)")
 
     p = sub.add_parser("cluster", help="cluster raw error labels into the error vocabulary")
     p.add_argument("dir")

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kaser import InputError
 from kaser.code import namespaces
 
 log = logging.getLogger("kaser.code.sandbox")
@@ -63,7 +64,7 @@ def candidates() -> list[Isolation]:
     return found + [Isolation("user namespace, no network", ("unshare", "--user", "--net", "--"), False)]
 
 
-class IsolationUnavailable(RuntimeError):
+class IsolationUnavailable(InputError):
     """The kernel refuses the namespaces that isolate untrusted code, and no one said run it anyway."""
 
 

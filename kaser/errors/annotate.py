@@ -45,6 +45,7 @@ class AnnotateConfig:
     generated_inputs: int = 40
     max_references: int = 5
     seed: int = 0
+    unsafe_no_isolation: bool = False
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
@@ -140,11 +141,17 @@ def annotation_quality(annotations: pl.DataFrame, submissions: pl.DataFrame, lan
 # ---------------------------------------------------------------- the command
 
 def annotate_folder(folder: Path, backend: str | None = None,
-                    params_path: str | Path = "params.yaml") -> tuple[pl.DataFrame, dict | None, dict]:
-    """Annotate `folder` (problems.parquet + submissions.parquet): (annotations, quality, counts)."""
+                    params_path: str | Path = "params.yaml",
+                    unsafe_no_isolation: bool = False) -> tuple[pl.DataFrame, dict | None, dict]:
+    """Annotate `folder` (problems.parquet + submissions.parquet): (annotations, quality, counts).
+
+    `unsafe_no_isolation` (or annotate.unsafe_no_isolation in params) runs student code even where
+    the kernel refuses the sandbox's namespace jail (kaser/code/isolation.py)."""
     cfg = load_section(params_path, "annotate", AnnotateConfig)
     if backend is not None:
         cfg = dataclasses.replace(cfg, backend=backend)
+    if unsafe_no_isolation:
+        cfg = dataclasses.replace(cfg, unsafe_no_isolation=True)
     from kaser.llm import LLMConfig
     cache_file = load_section(params_path, "llm", LLMConfig).cache_file if cfg.backend == "openai" \
         else LLMConfig().cache_file
@@ -181,9 +188,10 @@ def write_json(path: Path, value: dict) -> None:
 
 
 def annotate_command(args) -> None:
-    """`kaser annotate DIR [--backend static|openai] [--params FILE]`."""
+    """`kaser annotate DIR [--backend static|openai] [--params FILE] [--unsafe-no-isolation]`."""
     folder = Path(args.dir)
-    annotations, quality, counts = annotate_folder(folder, args.backend, args.params)
+    annotations, quality, counts = annotate_folder(folder, args.backend, args.params,
+                                                   getattr(args, "unsafe_no_isolation", False))
     annotations.write_parquet(folder / "annotations.parquet")
     print(f"wrote {folder}/annotations.parquet ({counts['backend']}, {counts['seconds']} s): {counts_line(counts)}")
     if quality is not None:
