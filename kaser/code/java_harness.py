@@ -1,5 +1,5 @@
-"""Java side of the sandbox: wrapping CodeWorkout-style methods in classes, reading javac's
-diagnostics, and the harness that one JVM uses to run every program of a batch.
+"""Java side of the sandbox: wrapping CodeWorkout-style methods in classes, and the harness
+that one JVM uses to run every program of a batch (javac's diagnostics: kaser/code/java_compiler.py).
 
 Students write methods without a class (`public int luckySum(int a, int b, int c) {...}`).
 Program i becomes `Sub<i>.java`: line 1 holds the imports (java.util.* plus any `import` lines
@@ -40,8 +40,6 @@ import re
 HARNESS_CLASS = "KaserHarness"
 _IMPORTS = "import java.util.*;"
 _IMPORT_LINE = re.compile(r"^\s*(import\s+(static\s+)?[\w.]+(\.\*)?\s*;|package\s+[\w.]+\s*;)\s*$")
-_HEADER = re.compile(r"^(?:.*[/\\])?Sub(\d+)\.java:(\d+): error: (.*)$")
-_DETAIL = re.compile(r"^\s+(symbol|required|found|reason)\s*:")
 
 
 def class_name(index: int) -> str:
@@ -66,32 +64,6 @@ def wrap_program(index: int, code: str) -> str:
             lines[number] = ""
     header = " ".join([_IMPORTS, *hoisted, f"public class {class_name(index)} {{"])
     return "\n".join([header, *lines, "}"]) + "\n"
-
-
-def parse_javac(output: str, line_counts: dict[int, int]) -> dict[int, list[tuple[int | None, str, str]]]:
-    """javac's text output -> {program index: [(student line, message, detail), ...]}.
-
-    The message is javac's own first line ("';' expected", "missing return statement", ...);
-    detail holds the symbol/required/found/reason lines that follow it. Lines outside the
-    student's code (the wrapper's header and closing brace) are clamped to the first/last line.
-
-    >>> out = "Sub0.java:3: error: cannot find symbol\\n  return y;\\n         ^\\n  symbol:   variable y\\n"
-    >>> parse_javac(out, {0: 5})
-    {0: [(2, 'cannot find symbol', 'symbol:   variable y')]}
-    """
-    found: dict[int, list[tuple[int | None, str, str]]] = {}
-    current = None
-    for text in output.splitlines():
-        header = _HEADER.match(text)
-        if header:
-            index, line = int(header.group(1)), int(header.group(2)) - 1
-            last = max(1, line_counts.get(index, 1))
-            current = [min(max(line, 1), last), header.group(3).strip(), []]
-            found.setdefault(index, []).append(current)
-        elif current is not None and _DETAIL.match(text):
-            current[2].append(text.strip())
-    return {i: [(line, message, "; ".join(detail)) for line, message, detail in items]
-            for i, items in found.items()}
 
 
 HARNESS_SOURCE = r"""
