@@ -10,6 +10,7 @@ HARNESS_SOURCE is compiled once per process (kaser.code.sandbox does it) and run
 `java KaserHarness JOB CLASSES WORK`; JOB is a text file of lines
 
     timeout_ms 2000 | output_chars 2000 | stack_bytes 16777216 | first_case 0 | stop_after_timeout 0|1
+    wipe_work 0|1                            (1: empty the working folder before each program; it is the JVM's own)
     program <index> <class> <entry method>   (one per compiled program, in order)
     test <JSON array of arguments>           (the cases of the program above it)
 
@@ -213,7 +214,7 @@ public final class KaserHarness {
     public static void main(String[] argv) throws Exception {
         long timeoutMs = 2000;
         int firstCase = 0;
-        boolean stopAfterTimeout = false;
+        boolean stopAfterTimeout = false, wipeWork = false;
         List<String[]> programs = new ArrayList<>();  // {index, class, entry}
         List<List<String>> tests = new ArrayList<>();
         for (String line : Files.readAllLines(Paths.get(argv[0]), StandardCharsets.UTF_8)) {
@@ -224,6 +225,7 @@ public final class KaserHarness {
                 case "stack_bytes": RUNNER.stackBytes = Long.parseLong(kv[1]); break;
                 case "first_case": firstCase = Integer.parseInt(kv[1]); break;
                 case "stop_after_timeout": stopAfterTimeout = kv[1].equals("1"); break;
+                case "wipe_work": wipeWork = kv[1].equals("1"); break;
                 case "program": programs.add(kv[1].split(" ")); tests.add(new ArrayList<>()); break;
                 case "test": tests.get(tests.size() - 1).add(kv[1]); break;
                 default: break;
@@ -242,7 +244,7 @@ public final class KaserHarness {
         CAPTURE.take();
         emit("{\"ready\":true,\"guarded\":" + guarded + "}");
         for (int i = 0; i < programs.size(); i++) {
-            wipe(Paths.get(WORK));  // nothing a previous program wrote is left for this one
+            if (wipeWork) wipe(Paths.get(WORK));  // nothing a previous program wrote is left for this one
             String index = programs.get(i)[0], entry = programs.get(i)[2];
             Class<?> k = null;
             String problem = null;

@@ -409,7 +409,7 @@ def _run_java(batch: _Batch) -> None:
     def command(slot: _Slot, run: int):
         job = [f"timeout_ms {int(limits.case_timeout_s * 1000)}", f"output_chars {limits.output_chars}",
                f"stack_bytes {limits.java_stack_mb << 20}", f"first_case {slot.first_case}",
-               f"stop_after_timeout {int(limits.stop_after_timeout)}"]
+               f"stop_after_timeout {int(limits.stop_after_timeout)}", f"wipe_work {int(batch.mode.jailed)}"]
         for p in slot.order:
             job.append(f"program {p} {java_harness.class_name(p)} {batch.entries[p]}")
             job.extend(f"test {args}" for args in batch.args[p])
