@@ -89,3 +89,30 @@ def test_hostile_suite_as_an_ordinary_user():
         assert run.stderr.count("refusing to run it") == 1, run.stderr[-2000:]
     for report in reports:
         assert contained(report) == [], report
+
+
+def test_annotate_refuses_without_namespaces_and_runs_when_told(monkeypatch, tmp_path, capsys):
+    """`kaser annotate`: one line and exit 2 where the jail is refused; --unsafe-no-isolation or the
+    annotate.unsafe_no_isolation param runs it anyway."""
+    from kaser.cli import main
+    from kaser.data.contracts import write_dataset
+    from kaser.data.synth import generate
+    folder = tmp_path / "data"
+    write_dataset(folder, *generate("python", students=3, problems=1, seed=0))
+    params = tmp_path / "params.yaml"
+    params.write_text("annotate:\n  backend: static\n  case_timeout_s: 0.5\n")
+    monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["annotate", str(folder), "--params", str(params)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err   # progress bars, then the one line
+    line = err[err.index("kaser annotate: error:"):].strip()
+    assert "\n" not in line and "Traceback" not in err
+    assert "refusing to run it" in line and "Operation not permitted" in line
+    main(["annotate", str(folder), "--params", str(params), "--unsafe-no-isolation"])
+    assert (folder / "annotations.parquet").exists()
+    (folder / "annotations.parquet").unlink()
+    params.write_text("annotate:\n  backend: static\n  case_timeout_s: 0.5\n  unsafe_no_isolation: true\n")
+    main(["annotate", str(folder), "--params", str(params)])
+    assert (folder / "annotations.parquet").exists()
