@@ -195,7 +195,7 @@ class Worker:
                  limits: dict, mode: Isolation, jail: namespaces.Jail | None = None):
         out, self.errors = folder / "private" / f"out-{name}.jsonl", folder / "private" / f"err-{name}.txt"
         if jail is not None:
-            command, cwd, home = namespaces.jail_command(argv, jail, uid), "/", "/work"
+            command, cwd, home = namespaces.jail_command(argv, jail, uid, mode.python), "/", "/work"
         else:
             command, cwd, home = mode.command(argv, uid), folder / "work", str(folder / "work")
         with open(out, "wb") as sink, open(self.errors, "wb") as errors, open(stdin or os.devnull, "rb") as source:

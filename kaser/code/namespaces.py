@@ -1,10 +1,10 @@
 """The sandbox's first barrier: every worker in a jail of Linux namespaces (for kaser.code.isolation).
 
-    argv = jail_command(["/usr/bin/python3.11", "-I", "-c", "..."], Jail(root=Path("mnt"), binds=(...)), uid=None)
+    argv = jail_command(["/usr/bin/java", "-version"], Jail(root=Path("mnt")), uid=None, python="/usr/bin/python3.11")
 
 A worker starts as `unshare --user --map-root-user --mount --net --pid --ipc --uts --fork --kill-child`
 (as root, under a fresh unprivileged user id first, via `setpriv`), so it holds privileges only over
-namespaces of its own. A short shell script (SETUP below) then builds its file system and drops them:
+namespaces of its own. A short Python script (SETUP below, one process) then builds its file system and drops them:
 
 - a new root: an empty tmpfs with the system's program folders bound read-only (/usr, and what a
   worker needs from /etc: the loader cache and the JDK's configuration), the job's own files
@@ -13,7 +13,7 @@ namespaces of its own. A short shell script (SETUP below) then builds its file s
   each, gone when the worker's last process ends, so no write outlives it;
 - no network (an empty network namespace: not even loopback is up);
 - then a nested user namespace in which the worker is uid 1000, with no capabilities at all, is
-  chrooted there and the worker is exec'd: it cannot remount, chroot back out or ptrace anything
+  chrooted there, no_new_privs is set, and the worker is exec'd: it cannot remount, chroot back out or ptrace anything
   outside it; and since it is pid 1 of its pid namespace, every process it or its children start
   dies with it (the kernel kills a pid namespace whose first process ends).
 The environment is whatever the caller passes (kaser.code.isolation.ENV: PATH, locale, HOME).
@@ -32,29 +32,61 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-# Runs as root of the new user namespace, inside its new mount namespace (nothing is seen outside).
-# $1 mount point of the new root, $2 $3 MiB of /work and /dev/shm, then pairs of (outside path,
-# inside path) to bind read-only, "--", and the command.
+# Runs as root of the new user namespace, inside its new mount namespace (nothing is seen outside),
+# as `python -I -S -c SETUP ROOT WORK_MB SHM_MB [OUTSIDE INSIDE]... -- COMMAND...`: one process
+# instead of a shell and a `mount` per step, since a worker starts for every batch.
 SETUP = r"""
-set -e; unset PWD OLDPWD
-R=$1; WORK_MB=$2; SHM_MB=$3; shift 3
-mount -t tmpfs -o size=1m,mode=755 kaser-root "$R"
-for link in bin lib lib32 lib64 libx32 sbin; do
-  if [ -L "/$link" ]; then ln -s "$(readlink "/$link")" "$R/$link"; fi
-done
-while [ "$1" != "--" ]; do
-  if [ -d "$1" ]; then mkdir -p "$R$2"; else mkdir -p "$R${2%/*}"; : > "$R$2"; fi
-  mount --rbind "$1" "$R$2"; mount -o remount,bind,ro "$R$2"; shift 2
-done
-shift
-mkdir -p "$R/work" "$R/tmp" "$R/dev/shm" "$R/proc"
-for dev in null zero urandom random; do : > "$R/dev/$dev"; mount --bind "/dev/$dev" "$R/dev/$dev"; done
-mount -t tmpfs -o "size=${WORK_MB}m,mode=1777,nosuid,nodev" kaser-work "$R/work"
-mount --bind "$R/work" "$R/tmp"
-mount -t tmpfs -o "size=${SHM_MB}m,mode=1777,nosuid,nodev" kaser-shm "$R/dev/shm"
-mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
-mount -o remount,bind,ro "$R"
-exec unshare --map-user=1000 --map-group=1000 --root="$R" --wd=/work -- "$@"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+RDONLY, NOSUID, NODEV, NOEXEC, REMOUNT, BIND, REC, NOATIME, RELATIME = 1, 2, 4, 8, 32, 4096, 16384, 1024, 1 << 21
+
+def check(result, what):
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, "kaser jail: %s: %s" % (what, os.strerror(error)))
+
+def mount(source, target, fstype=None, flags=0, data=None):
+    code = lambda text: None if text is None else text.encode()
+    check(libc.mount(code(source), code(target), code(fstype), flags, code(data)), "mount %s on %s" % (source, target))
+
+def read_only(target):  # keep the flags the kernel locks in a user namespace
+    flags = os.statvfs(target).f_flag
+    mount(None, target, None, REMOUNT | BIND | RDONLY | (flags & (NOSUID | NODEV | NOEXEC | NOATIME))
+          | (RELATIME if flags & 4096 else 0))
+
+root, work_mb, shm_mb, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+binds, command = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+mount("kaser-root", root, "tmpfs", 0, "size=1m,mode=755")
+for link in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+    if os.path.islink("/" + link):
+        os.symlink(os.readlink("/" + link), root + "/" + link)
+for source, inside in zip(binds[::2], binds[1::2]):
+    target = root + inside
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "w").close()
+    mount(source, target, None, BIND | REC)
+    read_only(target)
+for folder in ("work", "tmp", "dev/shm", "proc"):
+    os.makedirs(root + "/" + folder, exist_ok=True)
+for device in ("null", "zero", "urandom", "random"):
+    open(root + "/dev/" + device, "w").close()
+    mount("/dev/" + device, root + "/dev/" + device, None, BIND)
+mount("kaser-work", root + "/work", "tmpfs", NOSUID | NODEV, "size=%sm,mode=1777" % work_mb)
+mount(root + "/work", root + "/tmp", None, BIND)
+mount("kaser-shm", root + "/dev/shm", "tmpfs", NOSUID | NODEV, "size=%sm,mode=1777" % shm_mb)
+mount("proc", root + "/proc", "proc", NOSUID | NODEV | NOEXEC)
+read_only(root)
+check(libc.unshare(0x10000000), "unshare(CLONE_NEWUSER)")   # nested: uid 1000, no capabilities after exec
+for name, text in (("setgroups", "deny"), ("uid_map", "1000 0 1"), ("gid_map", "1000 0 1")):
+    with open("/proc/self/" + name, "w") as handle:
+        handle.write(text)
+os.chroot(root)
+os.chdir("/work")
+check(libc.prctl(38, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+os.execve(command[0], command, os.environ)
 """
 
 JAIL_UID = 1000      # the worker's user id inside its jail
@@ -81,27 +113,28 @@ def system_binds(program: str) -> list[tuple[str, str]]:
     return binds + [(path, path) for path in extra if os.path.exists(path)]
 
 
-def jail_command(argv: list[str], jail: Jail, uid: int | None) -> list[str]:
-    """The command line that runs `argv` jailed (under user id `uid` first, when we are root)."""
+def jail_command(argv: list[str], jail: Jail, uid: int | None, python: str) -> list[str]:
+    """The command line that runs `argv` jailed (under user id `uid` first, when we are root);
+    `python` (of our version, one `uid` may run) builds the jail."""
     prefix = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--"] if uid is not None else []
     binds = [part for pair in [*system_binds(argv[0]), *jail.binds] for part in pair]
     return [*prefix, "unshare", "--user", "--map-root-user", "--mount", "--net", "--pid", "--ipc", "--uts",
             "--fork", "--kill-child", "--propagation", "private", "--",
-            "/bin/sh", "-c", SETUP, "kaser-jail", str(jail.root), str(jail.writable_mb), str(jail.writable_mb),
+            python, "-I", "-S", "-c", SETUP, str(jail.root), str(jail.writable_mb), str(jail.writable_mb),
             *binds, "--", *argv]
 
 
 @functools.cache
 def probe(python: str, scratch: str, uid: int | None) -> str | None:
     """None when a jail works here (running `python` inside it), else the reason it does not."""
-    for tool in ("unshare", "/bin/sh", "mount") + (("setpriv",) if uid is not None else ()):
+    for tool in ("unshare",) + (("setpriv",) if uid is not None else ()):
         if shutil.which(tool) is None:
             return f"{tool} is not installed"
     root = Path(scratch) / "probe-root"
     root.mkdir(mode=0o755, exist_ok=True)
     check = [python, "-I", "-S", "-c", "import os; print(os.getuid(), os.listdir('/work'))"]
     try:
-        run = subprocess.run(jail_command(check, Jail(root), uid), env={"PATH": "/usr/bin:/bin"}, cwd="/",
+        run = subprocess.run(jail_command(check, Jail(root), uid, python), env={"PATH": "/usr/bin:/bin"}, cwd="/",
                              capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
