@@ -4,7 +4,8 @@
 
 A worker starts as `unshare --user --map-root-user --mount --net --pid --ipc --uts --fork --kill-child`
 (as root, under a fresh unprivileged user id first, via `setpriv`), so it holds privileges only over
-namespaces of its own. A short Python script (SETUP below, one process) then builds its file system and drops them:
+namespaces of its own. A short Python script (SETUP below, one process) then builds its file
+system and drops them:
 
 - a new root: an empty tmpfs with the system's program folders bound read-only (/usr, and what a
   worker needs from /etc: the loader cache and the JDK's configuration), the job's own files
@@ -13,8 +14,8 @@ namespaces of its own. A short Python script (SETUP below, one process) then bui
   each, gone when the worker's last process ends, so no write outlives it;
 - no network (an empty network namespace: not even loopback is up);
 - then a nested user namespace in which the worker is uid 1000, with no capabilities at all, is
-  chrooted there, no_new_privs is set, and the worker is exec'd: it cannot remount, chroot back out or ptrace anything
-  outside it; and since it is pid 1 of its pid namespace, every process it or its children start
+  chrooted there, no_new_privs is set, and the worker is exec'd: it cannot remount, chroot back
+  out or ptrace anything outside it; and since it is pid 1 of its pid namespace, every process it or its children start
   dies with it (the kernel kills a pid namespace whose first process ends).
 The environment is whatever the caller passes (kaser.code.isolation.ENV: PATH, locale, HOME).
 
