@@ -50,8 +50,10 @@ def test_refuses_without_namespaces_unless_unsafe(monkeypatch):
     """Where the kernel refuses the jail: one explicit refusal, and the unsafe fallback only on request."""
     from kaser.code.sandbox import Limits, run_tests
     monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
+    before = set(Path("/dev/shm").glob("kaser-sandbox-*"))
     with pytest.raises(isolation.IsolationUnavailable, match="refusing to run it.*--unsafe-no-isolation"):
         run_tests("python", "add", ["def add(a, b):\n    return a + b\n"], [([1, 2], 3)])
+    assert set(Path("/dev/shm").glob("kaser-sandbox-*")) <= before   # a refusal leaves no scratch folder
     unsafe = run_tests("python", "add", ["def add(a, b):\n    return a + b\n"], [([1, 2], 3)],
                        Limits(unsafe_no_isolation=True))
     assert unsafe[0].cases[0].status == "pass"

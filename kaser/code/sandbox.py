@@ -337,9 +337,9 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
 
 def _make_folder(batch: _Batch) -> None:
     """A fresh folder: work/ (the worker's, under its user id), classes/, private/ (ours only)."""
+    batch.mode = isolation.isolation(batch.limits.unsafe_no_isolation)  # raises before any folder exists
     batch.folder = isolation.scratch_folder("kaser-sandbox-")
     batch.folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
-    batch.mode = isolation.isolation(batch.limits.unsafe_no_isolation)
     batch.uid = isolation.fresh_uid() if batch.mode.own_uid else None
     for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
         (batch.folder / name).mkdir(mode=mode)
