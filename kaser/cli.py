@@ -4,7 +4,7 @@
     kaser ingest codeworkout ROOT --out DIR [--problems FILE] [--kc-file problem_kc.json]
     kaser ingest falconcode ROOT --out DIR
     kaser ingest progsnap2 ROOT --out DIR [--problems FILE] [--kcs derived|openai]
-    kaser annotate DIR [--backend static|openai]
+    kaser annotate DIR [--backend static|openai] [--unsafe-no-isolation]
     kaser cluster DIR
     kaser knowledge DIR
     kaser simulate ...
@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=["static", "openai"], default=None,
                    help="default: annotate.backend of the --params file")
     p.add_argument("--params", default="params.yaml", help="where the annotate settings are read")
+    p.add_argument("--unsafe-no-isolation", action="store_true",
+                   help="run student code even where the kernel refuses the sandbox's namespaces (unsafe)")
 
     p = sub.add_parser("cluster", help="cluster raw error labels into the error vocabulary")
     p.add_argument("dir")
@@ -164,6 +166,8 @@ def annotate_command(args) -> None:
     cfg = section(args.params, "annotate", AnnotateConfig)
     if args.backend is not None:
         cfg = dataclasses.replace(cfg, backend=args.backend)
+    if args.unsafe_no_isolation:    # run student code even where the kernel refuses the jail
+        cfg = dataclasses.replace(cfg, unsafe_no_isolation=True)
     llm = section(args.params, "llm", LLMConfig) if cfg.backend == "openai" else LLMConfig()
     annotations, quality, counts = annotate_folder(folder, cfg, folder / llm.cache_file, llm)
     annotations.write_parquet(folder / "annotations.parquet")

@@ -126,7 +126,8 @@ JUDGED_FILES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "ka
                 "kaser/errors/generated_tests.py", "kaser/code/sandbox.py", "kaser/code/isolation.py",
                 "kaser/code/java_harness.py", "kaser/code/java_compiler.py",
                 "kaser/code/python_worker.py", "kaser/code/syntax.py", "kaser/taxonomy.py",
-                "kaser/errors/llm_tasks.py", "kaser/errors/llm_prompts.py", "kaser/llm.py")
+                "kaser/errors/llm_tasks.py", "kaser/errors/llm_prompts.py", "kaser/llm/__init__.py",
+                "kaser/llm/client.py", "kaser/llm/answers.py")
 
 
 def test_the_judge_sources_are_every_file_it_runs():

@@ -1,20 +1,20 @@
 """Starting, watching and stopping the processes that run student code (for kaser.code.sandbox).
 
 Barriers, strongest first; which ones this machine allows is probed once per process and logged:
-1. Running as root (as CI does): each batch runs under its own fresh, unprivileged user id in its
-   own network namespace (`unshare --net --setuid`; `setpriv` when namespaces are not allowed),
-   so it cannot read or delete our files, reach any network, or read our environment through
-   /proc; afterwards every process of that user id is killed. RLIMIT_NPROC then really caps the
-   batch's processes and threads (root ignores it).
-2. Otherwise a user namespace with an empty network namespace when the kernel allows one; else
-   nothing (a warning says so), and the worker keeps our user id.
-3. Always: rlimits (CPU, processes, file size, no core dumps, and address space for Python
-   workers; the JVM gets -Xmx instead, since RLIMIT_AS breaks it), a fresh working directory, a
-   minimal environment (no API keys), and the in-process guards of the workers themselves
-   (kaser/code/python_worker.py, kaser/code/java_harness.py).
-Limits, honestly: without root, barrier 3 is all that stands between student code and files the
-user owns; in-process guards stop student mistakes and mischief, not a determined attacker.
-For paper-scale runs on real submissions, run as root in a container, as CI does.
+1. A jail of Linux namespaces for every worker (kaser/code/namespaces.py), for root and ordinary
+   users alike: a read-only file system with a private, size-capped /work and /dev/shm, a fresh
+   user namespace without capabilities, no network, its own pid namespace (every process of a
+   worker dies with it), and only the environment in ENV. As root the jail also runs under a
+   fresh unprivileged user id, so RLIMIT_NPROC really caps its processes (root ignores it) and
+   every process of that id is killed after the batch.
+2. Always: rlimits (CPU, processes, file size, no core dumps, and address space for Python
+   workers; the JVM gets -Xmx instead, since RLIMIT_AS breaks it), and the in-process guards of
+   the workers themselves (kaser/code/python_worker.py, kaser/code/java_harness.py), which stop
+   student mistakes and mischief but are not relied on against a determined attacker.
+Where the kernel refuses namespaces, `isolation()` says so once and raises IsolationUnavailable:
+untrusted code does not run unless the caller asks for `unsafe=True` (`--unsafe-no-isolation`),
+which falls back to what the old sandbox did (as root: own user id and no network via
+`unshare --net --setuid`; otherwise rlimits and guards only), with a warning.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kaser import InputError
+from kaser.code import namespaces
+
 log = logging.getLogger("kaser.code.sandbox")
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
@@ -45,6 +48,7 @@ class Isolation:
     prefix: tuple[str, ...]     # command prefix; "{uid}" stands for the batch's user id
     own_uid: bool               # True: every batch runs under a fresh user id
     python: str = ""            # an interpreter of our version that the sandbox user may run
+    jailed: bool = False        # True: every worker runs in a namespace jail (kaser/code/namespaces.py)
 
     def command(self, argv: list[str], uid: int | None) -> list[str]:
         return [a.replace("{uid}", str(uid)) for a in self.prefix] + argv
@@ -60,21 +64,73 @@ def candidates() -> list[Isolation]:
     return found + [Isolation("user namespace, no network", ("unshare", "--user", "--net", "--"), False)]
 
 
-@functools.cache
-def isolation() -> Isolation:
-    """The strongest isolation that works here, with a Python the sandbox user can run.
+class IsolationUnavailable(InputError):
+    """The kernel refuses the namespaces that isolate untrusted code, and no one said run it anyway."""
 
-    Our own interpreter may sit where another user id cannot reach (pyenv under /root, say), so
-    the system interpreter of the same version is tried too.
-    """
+
+def _pythons() -> list[str]:
+    """Interpreters of our version, ours first; ours may sit where the sandbox user cannot reach."""
     version = "%d.%d" % sys.version_info[:2]
-    pythons = dict.fromkeys([sys.executable, os.path.realpath(sys.executable),
-                             getattr(sys, "_base_executable", sys.executable), f"/usr/bin/python{version}"])
+    found = [sys.executable, getattr(sys, "_base_executable", sys.executable), f"/usr/bin/python{version}"]
+    return list(dict.fromkeys(os.path.realpath(p) for p in found if os.path.exists(p)))
+
+
+@functools.cache
+def _jail() -> Isolation | str:
+    """The jailed isolation, or why the kernel refuses it."""
+    uid = fresh_uid() if os.geteuid() == 0 else None
+    scratch = scratch_folder("kaser-probe-")
+    scratch.chmod(0o755)
+    reason = "no Python interpreter of our version"
+    try:
+        for python in _pythons():
+            reason = namespaces.probe(python, str(scratch), uid)
+            if reason is None:
+                log.info("sandbox isolation: namespace jail (worker Python %s)", python)
+                return Isolation("namespace jail", (), uid is not None, python, jailed=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return reason
+
+
+def isolation(unsafe: bool = False) -> Isolation:
+    """The namespace jail where the kernel allows it; else, only when `unsafe`, the old fallbacks.
+
+    Raises IsolationUnavailable (after one log line saying why) when there is no jail and `unsafe`
+    is False: untrusted code is never run with less isolation than the caller asked for.
+    """
+    jail = _jail()
+    if isinstance(jail, Isolation):
+        return jail
+    if not unsafe:
+        message = (f"sandbox: the kernel refuses the namespaces that isolate untrusted code ({jail}); "
+                   "refusing to run it. Run where user namespaces are allowed (sysctl "
+                   "kernel.unprivileged_userns_clone=1, or a container with them), or accept the risk with "
+                   "--unsafe-no-isolation (`kaser annotate`) / annotate.unsafe_no_isolation: true (params.yaml)")
+        _say_once(message)
+        raise IsolationUnavailable(message)
+    _say_once(f"sandbox: UNSAFE: no namespace jail here ({jail}); running untrusted code without it, as asked")
+    return _unjailed()
+
+
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    if message not in _said:
+        _said.add(message)
+        log.warning(message)
+
+
+@functools.cache
+def _unjailed() -> Isolation:
+    """The strongest isolation without a jail: own user id and no network as root, else rlimits only."""
+    version = "%d.%d" % sys.version_info[:2]
     check = ["-I", "-S", "-c", "import json, sys; print('%d.%d' % sys.version_info[:2])"]
     uid = fresh_uid()
     for candidate in candidates():
-        for python in pythons:
-            if not (shutil.which(candidate.prefix[0]) and os.path.exists(python)):
+        for python in _pythons():
+            if not shutil.which(candidate.prefix[0]):
                 continue
             run = subprocess.run(candidate.command([python, *check], uid), env=ENV, cwd="/",
                                  capture_output=True, text=True, timeout=60)
@@ -82,7 +138,7 @@ def isolation() -> Isolation:
                 log.info("sandbox isolation: %s (worker Python %s)", candidate.name, python)
                 return Isolation(candidate.name, candidate.prefix, candidate.own_uid, python)
     log.warning("sandbox: no separate user id or network namespace here; student code runs as this "
-                "user with rlimits and in-process guards only (run as root in a container to isolate it)")
+                "user with rlimits and in-process guards only")
     return Isolation("rlimits only", (), False, sys.executable)
 
 
@@ -127,15 +183,25 @@ def _apply(limits: dict) -> None:  # runs in the child, between fork and exec
 
 
 class Worker:
-    """One sandboxed process writing JSON lines; read them as they come, kill it when silent."""
+    """One sandboxed process writing JSON lines; read them as they come, kill it when it overruns.
+
+    `seen` is when the worker last made progress: the supervisor sets it on each record it accepts
+    (bytes alone never do, so a program cannot keep itself alive by writing); `finished` kills a
+    worker that made none for `allowance` seconds. With `jail`, the worker runs in a namespace jail
+    whose /work is its working directory; without, in `folder`/work under `mode`'s fallback.
+    """
 
     def __init__(self, argv: list[str], *, stdin: Path | None, folder: Path, name: str, uid: int | None,
-                 limits: dict):
+                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None):
         out, self.errors = folder / "private" / f"out-{name}.jsonl", folder / "private" / f"err-{name}.txt"
+        if jail is not None:
+            command, cwd, home = namespaces.jail_command(argv, jail, uid, mode.python), "/", "/work"
+        else:
+            command, cwd, home = mode.command(argv, uid), folder / "work", str(folder / "work")
         with open(out, "wb") as sink, open(self.errors, "wb") as errors, open(stdin or os.devnull, "rb") as source:
             self.process = subprocess.Popen(
-                isolation().command(argv, uid), stdin=source, stdout=sink, stderr=errors, cwd=folder / "work",
-                env={**ENV, "HOME": str(folder / "work")}, start_new_session=True,
+                command, stdin=source, stdout=sink, stderr=errors, cwd=cwd,
+                env={**ENV, "HOME": home}, start_new_session=True,
                 preexec_fn=functools.partial(_apply, limits))
         self.reader = open(out, encoding="utf-8", errors="replace")
         self.pending, self.seen, self.killed = "", time.monotonic(), False
@@ -145,7 +211,6 @@ class Worker:
         chunk = self.reader.read()
         if not chunk:
             return []
-        self.seen = time.monotonic()
         lines = (self.pending + chunk).split("\n")
         self.pending = lines.pop()
         found = []
@@ -159,7 +224,7 @@ class Worker:
         return found
 
     def finished(self, allowance: float) -> bool:
-        """True once the process has ended; one silent for `allowance` seconds is killed first."""
+        """True once the process has ended; one without progress for `allowance` s is killed first."""
         if self.process.poll() is not None:
             return True
         if time.monotonic() - self.seen > allowance:
@@ -184,7 +249,7 @@ class Worker:
         return self.errors.read_text(errors="replace")[-2000:]
 
 
-def kill_user(uid: int) -> None:
+def kill_user(uid: int, python: str) -> None:
     """Kill every process of `uid` (root only): whatever a batch left running dies with it."""
-    subprocess.run([isolation().python, "-I", "-S", "-c", "import os; os.kill(-1, 9)"], env=ENV, cwd="/",
+    subprocess.run([python, "-I", "-S", "-c", "import os; os.kill(-1, 9)"], env=ENV, cwd="/",
                    user=uid, group=uid, extra_groups=[], capture_output=True)

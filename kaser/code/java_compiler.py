@@ -1,4 +1,5 @@
-"""Compiling Java for the sandbox: student programs in few javac runs, and the JVM harness once.
+"""Compiling Java for the sandbox: student programs in few javac runs (reading javac's diagnostics),
+and the JVM harness once.
 
     from kaser.code.sandbox import run_tests      # the entry point; it compiles through this module
     failed = compile_sources({0: Path("P0.java")}, Path("classes"), {0: 12}, startup_s=10)
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import re
 import shutil
 import subprocess
 import threading
@@ -19,6 +21,36 @@ from pathlib import Path
 from kaser.code import isolation
 
 from kaser.code import java_harness
+
+
+_HEADER = re.compile(r"^(?:.*[/\\])?Sub(\d+)\.java:(\d+): error: (.*)$")
+_DETAIL = re.compile(r"^\s+(symbol|required|found|reason)\s*:")
+
+
+def parse_javac(output: str, line_counts: dict[int, int]) -> dict[int, list[tuple[int | None, str, str]]]:
+    """javac's text output -> {program index: [(student line, message, detail), ...]}.
+
+    The message is javac's own first line ("';' expected", "missing return statement", ...);
+    detail holds the symbol/required/found/reason lines that follow it. Lines outside the
+    student's code (the wrapper's header and closing brace) are clamped to the first/last line.
+
+    >>> out = "Sub0.java:3: error: cannot find symbol\\n  return y;\\n         ^\\n  symbol:   variable y\\n"
+    >>> parse_javac(out, {0: 5})
+    {0: [(2, 'cannot find symbol', 'symbol:   variable y')]}
+    """
+    found: dict[int, list[tuple[int | None, str, str]]] = {}
+    current = None
+    for text in output.splitlines():
+        header = _HEADER.match(text)
+        if header:
+            index, line = int(header.group(1)), int(header.group(2)) - 1
+            last = max(1, line_counts.get(index, 1))
+            current = [min(max(line, 1), last), header.group(3).strip(), []]
+            found.setdefault(index, []).append(current)
+        elif current is not None and _DETAIL.match(text):
+            current[2].append(text.strip())
+    return {i: [(line, message, "; ".join(detail)) for line, message, detail in items]
+            for i, items in found.items()}
 
 
 def java_available() -> bool:
@@ -50,7 +82,7 @@ def compile_sources(files: dict[int, Path], out: Path, lines: dict[int, int],
     returncode, output = _javac_run(files.values(), out, ["-XDshould-stop.ifError=FLOW"], startup_s)
     if returncode == 0:
         return {}
-    blamed = {p: list(found) for p, found in java_harness.parse_javac(output, lines).items() if p in files}
+    blamed = {p: list(found) for p, found in parse_javac(output, lines).items() if p in files}
     if not blamed:
         if len(files) == 1:
             first = output.strip().splitlines()[:1] or ["javac failed"]
@@ -60,7 +92,7 @@ def compile_sources(files: dict[int, Path], out: Path, lines: dict[int, int],
         return {p: d for half in halves for p, d in compile_sources({k: files[k] for k in half}, out, lines, startup_s).items()}
     parse_only = ["-XDshould-stop.ifError=PARSE", "-XDshould-stop.ifNoError=PARSE"]
     _, output = _javac_run([files[p] for p in blamed], out, parse_only, startup_s)
-    for p, found in java_harness.parse_javac(output, lines).items():
+    for p, found in parse_javac(output, lines).items():
         if p in blamed:
             blamed[p] = list(found)
     rest = {p: path for p, path in files.items() if p not in blamed}

@@ -1,5 +1,5 @@
-"""Java side of the sandbox: wrapping CodeWorkout-style methods in classes, reading javac's
-diagnostics, and the harness that one JVM uses to run every program of a batch.
+"""Java side of the sandbox: wrapping CodeWorkout-style methods in classes, and the harness
+that one JVM uses to run every program of a batch (javac's diagnostics: kaser/code/java_compiler.py).
 
 Students write methods without a class (`public int luckySum(int a, int b, int c) {...}`).
 Program i becomes `Sub<i>.java`: line 1 holds the imports (java.util.* plus any `import` lines
@@ -10,19 +10,28 @@ HARNESS_SOURCE is compiled once per process (kaser.code.sandbox does it) and run
 `java KaserHarness JOB CLASSES WORK`; JOB is a text file of lines
 
     timeout_ms 2000 | output_chars 2000 | stack_bytes 16777216 | first_case 0 | stop_after_timeout 0|1
+    wipe_work 0|1                            (1: empty the working folder before each program; it is the JVM's own)
     program <index> <class> <entry method>   (one per compiled program, in order)
     test <JSON array of arguments>           (the cases of the program above it)
 
 and the harness prints JSON lines like kaser/code/python_worker.py does ("ready", one line per case,
 "restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets
-its own class loader (so static state dies with it); cases run one at a time on a case thread
-with a time limit, which is stopped and replaced when a case runs out of time (and with
-stop_after_timeout 1 the program's later cases are not run: the supervisor marks them). A
-SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) refuses student code: System.exit
-(reported as status "exit"), starting processes, sockets, links, writes and deletions outside
-the working directory, reads under /proc and /sys, replacing System.out, and reading the
-environment. On JDK 24+, where it no longer exists, the harness says so ("guarded": false) and
-only the operating-system limits apply.
+its own class loader (so static state dies with it) and an empty working folder; cases run one
+at a time on a case thread with a time limit, which is stopped and replaced when a case runs out
+of time (and with stop_after_timeout 1 the program's later cases are not run: the supervisor
+marks them). Several students share a JVM, so what keeps one from the harness and the others is
+the SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) with a policy: every class but a
+student's holds all permissions, a student's classes may only read and write in the working
+folder and read system properties, and the standard access check (every frame on the stack, and
+the context a thread or proxy inherited from the code that made it) applies it, so a student's
+own threads, proxies (java.beans.EventHandler) and callbacks hold no more than the student.
+Refused: System.exit (reported as status "exit"), processes, sockets, reading or listing files
+outside the working folder (paths normalized first: /./proc is /proc), class loaders (so no
+reflection on KaserHarness), setAccessible, replacing System.out, the environment, changing
+system properties or locale, and touching threads outside the case threads' group. Tested by
+tests/sandbox_attacks.py. On JDK 24+, where the SecurityManager no longer exists, the harness
+says so ("guarded": false) and only the namespace jail applies: programs of one JVM could then
+reach each other's verdicts, which is why the sandbox warns.
 """
 
 from __future__ import annotations
@@ -32,8 +41,6 @@ import re
 HARNESS_CLASS = "KaserHarness"
 _IMPORTS = "import java.util.*;"
 _IMPORT_LINE = re.compile(r"^\s*(import\s+(static\s+)?[\w.]+(\.\*)?\s*;|package\s+[\w.]+\s*;)\s*$")
-_HEADER = re.compile(r"^(?:.*[/\\])?Sub(\d+)\.java:(\d+): error: (.*)$")
-_DETAIL = re.compile(r"^\s+(symbol|required|found|reason)\s*:")
 
 
 def class_name(index: int) -> str:
@@ -60,80 +67,96 @@ def wrap_program(index: int, code: str) -> str:
     return "\n".join([header, *lines, "}"]) + "\n"
 
 
-def parse_javac(output: str, line_counts: dict[int, int]) -> dict[int, list[tuple[int | None, str, str]]]:
-    """javac's text output -> {program index: [(student line, message, detail), ...]}.
-
-    The message is javac's own first line ("';' expected", "missing return statement", ...);
-    detail holds the symbol/required/found/reason lines that follow it. Lines outside the
-    student's code (the wrapper's header and closing brace) are clamped to the first/last line.
-
-    >>> out = "Sub0.java:3: error: cannot find symbol\\n  return y;\\n         ^\\n  symbol:   variable y\\n"
-    >>> parse_javac(out, {0: 5})
-    {0: [(2, 'cannot find symbol', 'symbol:   variable y')]}
-    """
-    found: dict[int, list[tuple[int | None, str, str]]] = {}
-    current = None
-    for text in output.splitlines():
-        header = _HEADER.match(text)
-        if header:
-            index, line = int(header.group(1)), int(header.group(2)) - 1
-            last = max(1, line_counts.get(index, 1))
-            current = [min(max(line, 1), last), header.group(3).strip(), []]
-            found.setdefault(index, []).append(current)
-        elif current is not None and _DETAIL.match(text):
-            current[2].append(text.strip())
-    return {i: [(line, message, "; ".join(detail)) for line, message, detail in items]
-            for i, items in found.items()}
-
-
 HARNESS_SOURCE = r"""
 import java.io.*;
 import java.lang.reflect.*;
 import java.net.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
-import java.security.Permission;
+import java.security.*;
 import java.util.*;
 import java.util.concurrent.*;
 
 public final class KaserHarness {
+    /** Loads one program; its classes get only the permissions below, whatever calls them. */
     static final class StudentLoader extends URLClassLoader {
         StudentLoader(URL[] urls) { super(urls, ClassLoader.getPlatformClassLoader()); }
+        @Override protected PermissionCollection getPermissions(CodeSource source) {
+            Permissions granted = new Permissions();
+            granted.add(new FilePermission(WORK, "read"));
+            granted.add(new FilePermission(WORK + File.separator + "-", "read,write,delete"));
+            granted.add(new PropertyPermission("*", "read"));
+            return granted;
+        }
     }
 
+    static String WORK = "/work";
     static volatile Integer exitStatus;
 
-    static final class Guard extends SecurityManager {
-        final Path work;
-        Guard(Path work) { this.work = work; }
+    /** Everything but student code holds every permission; student code holds what its loader grants. */
+    static final class HarnessPolicy extends Policy {
+        @Override public boolean implies(ProtectionDomain domain, Permission p) {
+            return !(domain.getClassLoader() instanceof StudentLoader);
+        }
+        @Override public PermissionCollection getPermissions(ProtectionDomain domain) {
+            Permissions all = new Permissions();
+            if (!(domain.getClassLoader() instanceof StudentLoader)) all.add(new AllPermission());
+            return all;
+        }
+    }
 
-        boolean studentOnStack() {
-            for (Class<?> k : getClassContext())
-                if (k.getClassLoader() instanceof StudentLoader) return true;
-            return false;
+    /**
+     * The standard access-control check (every frame's protection domain, and the context a thread
+     * or proxy inherited from the code that made it), so a student's thread, proxy or callback
+     * holds no more than the student. Threads outside the case threads' group are off limits.
+     */
+    static final class Guard extends SecurityManager {
+        @Override public void checkPermission(Permission p) {
+            try { super.checkPermission(absolute(p)); }
+            catch (AccessControlException e) { throw denied(p); }
         }
 
-        void deny(String what) { throw new SecurityException("sandbox: " + what + " is not allowed"); }
+        @Override public void checkPermission(Permission p, Object context) {
+            try { super.checkPermission(absolute(p), context); }
+            catch (AccessControlException e) { throw denied(p); }
+        }
+
+        /** A file permission for a relative or unnormalized path ("big.bin", "/./proc") made absolute. */
+        static Permission absolute(Permission p) {
+            if (!(p instanceof FilePermission) || p.getName().equals("<<ALL FILES>>")) return p;
+            String name = p.getName(), tail = "";
+            if (name.equals("-") || name.equals("*")) { tail = name; name = "."; }
+            else if (name.endsWith(File.separator + "-") || name.endsWith(File.separator + "*")) {
+                tail = name.substring(name.length() - 1); name = name.substring(0, name.length() - 2);
+            }
+            String path = Paths.get(name).toAbsolutePath().normalize().toString();
+            if (!tail.isEmpty()) path = path.equals("/") ? "/" + tail : path + File.separator + tail;
+            return new FilePermission(path, p.getActions());
+        }
+
+        static SecurityException denied(Permission p) {
+            String actions = p.getActions();
+            return new SecurityException("sandbox: " + p.getClass().getSimpleName() + " " + p.getName()
+                + (actions == null || actions.isEmpty() ? "" : " " + actions) + " is not allowed");
+        }
 
         @Override public void checkExit(int status) {
-            if (studentOnStack()) { exitStatus = status; deny("System.exit(" + status + ")"); }
+            try { super.checkExit(status); }
+            catch (SecurityException e) { exitStatus = status; throw e; }
         }
 
-        @Override public void checkPermission(Permission p, Object context) { checkPermission(p); }
+        static boolean ours(ThreadGroup g) {
+            return g != null && RUNNER.group.parentOf(g);  // parentOf walks the groups without a check
+        }
 
-        @Override public void checkPermission(Permission p) {
-            String name = p.getName(), actions = p.getActions();
-            boolean risky = p instanceof SocketPermission || p instanceof LinkPermission
-                || (p instanceof FilePermission && (!actions.equals("read") && !actions.equals("readlink")
-                    || name.startsWith("/proc") || name.startsWith("/sys")))
-                || (p instanceof RuntimePermission && (name.equals("setIO") || name.equals("setSecurityManager")
-                    || name.equals("createSecurityManager") || name.equals("writeFileDescriptor")
-                    || name.equals("setFactory") || name.startsWith("getenv")
-                    || name.startsWith("loadLibrary.") && name.contains("/")));  // the JDK's own libraries stay loadable
-            if (!risky || !studentOnStack()) return;
-            if (p instanceof FilePermission && !actions.contains("execute") && !name.startsWith("/proc")
-                    && !name.startsWith("/sys") && Paths.get(name).toAbsolutePath().normalize().startsWith(work)) return;
-            deny(p.getClass().getSimpleName() + " " + name + (actions.isEmpty() ? "" : " " + actions));
+        @Override public void checkAccess(Thread t) {
+            super.checkAccess(t);
+            if (!ours(t.getThreadGroup())) checkPermission(new RuntimePermission("modifyThread"));
+        }
+
+        @Override public void checkAccess(ThreadGroup g) {
+            super.checkAccess(g);
+            if (!ours(g)) checkPermission(new RuntimePermission("modifyThreadGroup"));
         }
     }
 
@@ -191,7 +214,7 @@ public final class KaserHarness {
     public static void main(String[] argv) throws Exception {
         long timeoutMs = 2000;
         int firstCase = 0;
-        boolean stopAfterTimeout = false;
+        boolean stopAfterTimeout = false, wipeWork = false;
         List<String[]> programs = new ArrayList<>();  // {index, class, entry}
         List<List<String>> tests = new ArrayList<>();
         for (String line : Files.readAllLines(Paths.get(argv[0]), StandardCharsets.UTF_8)) {
@@ -202,6 +225,7 @@ public final class KaserHarness {
                 case "stack_bytes": RUNNER.stackBytes = Long.parseLong(kv[1]); break;
                 case "first_case": firstCase = Integer.parseInt(kv[1]); break;
                 case "stop_after_timeout": stopAfterTimeout = kv[1].equals("1"); break;
+                case "wipe_work": wipeWork = kv[1].equals("1"); break;
                 case "program": programs.add(kv[1].split(" ")); tests.add(new ArrayList<>()); break;
                 case "test": tests.get(tests.size() - 1).add(kv[1]); break;
                 default: break;
@@ -214,11 +238,13 @@ public final class KaserHarness {
         System.setErr(studentOut);
         System.setIn(new ByteArrayInputStream(new byte[0]));
         boolean guarded = true;
-        try { System.setSecurityManager(new Guard(Paths.get(argv[2]).toAbsolutePath().normalize())); }
+        WORK = Paths.get(argv[2]).toAbsolutePath().normalize().toString();
+        try { Policy.setPolicy(new HarnessPolicy()); System.setSecurityManager(new Guard()); }
         catch (UnsupportedOperationException | SecurityException e) { guarded = false; }
         CAPTURE.take();
         emit("{\"ready\":true,\"guarded\":" + guarded + "}");
         for (int i = 0; i < programs.size(); i++) {
+            if (wipeWork) wipe(Paths.get(WORK));  // nothing a previous program wrote is left for this one
             String index = programs.get(i)[0], entry = programs.get(i)[2];
             Class<?> k = null;
             String problem = null;
@@ -243,6 +269,12 @@ public final class KaserHarness {
         }
         emit("{\"end\":true}");
         Runtime.getRuntime().halt(0);
+    }
+
+    static void wipe(Path work) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(work)) {
+            paths.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(work)).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) { }
     }
 
     static String exception(String type, String detail) {

@@ -5,6 +5,7 @@ source to `python -I -S -c` in a limited subprocess (see kaser/code/isolation.py
 
     {"mode": "run"|"compile", "first_case": 0, "timeout": 2.0, "output_chars": 2000,
      "stop_after_timeout": false,   # true: a program's cases after its first timeout are not run
+     # first_case applies to the first program only (the supervisor's restart point)
      "programs": [[index, code, entry function name, [JSON of each case's argument list]], ...]}
 
 It answers with JSON lines on its stdout (one per event, flushed at once so the supervisor can
@@ -16,15 +17,25 @@ tell which case was running if the process dies):
     {"p": 3, "c": 0, "status": "returned"|"exception"|"timeout"|"memory"|"exit", ...}
     {"end": true}
 
-Before any student code runs, the worker moves its own result stream to a private descriptor,
-points fds 0-2 at /dev/null, and installs an audit hook (irremovable) that refuses process
+The worker itself never runs student code. Warm after its imports, it forks one process per
+program (again after a death, to go on with the program's next case). That process gets a pipe of
+its own as fd 3 and nothing else: the worker's result stream, the job and every other descriptor
+are closed before student code runs, and the worker is not dumpable, so no child can ptrace it or
+read its memory. The worker passes on only a child's record for the step its program is on (its
+compile result, its load, its next case), under the program's own index, so a program can forge
+only its own verdict. A child without a new record for `timeout` + max(1, timeout / 2) seconds is
+killed and its step gets "timeout", whatever it writes. After each program the worker (pid 1 of
+its jail's pid namespace, kaser/code/namespaces.py) kills every process left in the namespace and
+empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm), so the next program
+finds nothing of it; unjailed, it deletes the program's own working folder (work/p<index>).
+
+Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
-writes and deletions outside the working directory, and reads of /proc, /sys and of any
-directory or file outside the working directory and the Python installation; and it caps
-sys.setrecursionlimit at 20,000, since unwinding millions of frames takes longer than any time
-limit (a runaway recursion then ends as a quick RecursionError, status "memory"). The hook is
-defence in depth: the supervisor's barriers (separate user id, no network namespace, rlimits)
-are the ones that hold against code that escapes it.
+writes and deletions outside its working folder, and reads of /proc, /sys and of any directory
+or file outside that folder and the Python installation; sys.setrecursionlimit is capped at
+20,000, since unwinding millions of frames takes longer than any time limit (a runaway recursion
+then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
+and the process boundary are what hold against code that escapes it.
 """
 
 import builtins
@@ -32,6 +43,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 _dumps = json.dumps  # kept before student code can patch the json module
 _armed = False
@@ -207,17 +219,14 @@ def _run_program(emit, job, program_spec, first_case, sink):
             return   # the supervisor marks the program's later cases as not run
 
 
-def main():
-    job = json.load(sys.stdin)
-    results = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
+def _child(job, spec, first_case, channel, folder):
+    """In a fresh fork: run one program with `channel` as the only way out, then exit."""
+    os.dup2(channel, 3)
+    os.closerange(4, 1 << 16)  # the worker's result stream and the job are gone before student code runs
+    results = os.fdopen(3, "w", encoding="utf-8", buffering=1)
+    os.chdir(folder)
     sink = _CappedText(job["output_chars"])
     sys.stdout = sys.stderr = sink
-    sys.stdin = open(os.devnull)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails instead of killing us
 
     def emit(record):
         results.write(_dumps(record, allow_nan=True) + "\n")
@@ -226,12 +235,185 @@ def main():
     # gets at most this much, so a runaway recursion ends as a quick RecursionError.
     set_limit = sys.setrecursionlimit
     sys.setrecursionlimit = lambda limit: set_limit(min(int(limit), _MAX_RECURSION))
-    _install_guard(os.path.realpath(os.getcwd()))
+    _install_guard(os.path.realpath(folder))
+    try:
+        _run_program(emit, job, spec, first_case, sink)
+        results.flush()
+    finally:
+        os._exit(0)
+
+
+def _death(status, killed):
+    """A record for the step a program's process was on when it ended (as the supervisor's _death)."""
+    if killed:
+        return {"status": "timeout", "detail": "no answer within the time limit; process killed"}
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        if name == "SIGXCPU":
+            return {"status": "timeout", "detail": "CPU time limit exceeded"}
+        if name in ("SIGSEGV", "SIGBUS", "SIGKILL", "SIGABRT"):
+            return {"status": "memory", "detail": f"killed by {name} (stack or memory exhausted)"}
+        return {"status": "exception", "exception": name, "detail": f"killed by {name}"}
+    return {"status": "exit", "detail": f"process exited with status {os.waitstatus_to_exitcode(status)}"}
+
+
+def _accept(record, step):
+    """The fields of a child's record that may stand for `step`, or None when it is not the next one."""
+    if not isinstance(record, dict):
+        return None
+    if step == "compile":
+        keep = ("compiled", "diagnostics")
+    elif step == "load":
+        keep = ("loaded", "status", "exception", "detail", "output")
+        if not isinstance(record.get("loaded"), bool):
+            return None
+    else:
+        keep = ("c", "status", "actual", "exception", "detail", "output")
+        if record.get("c") != step or isinstance(record.get("c"), bool):
+            return None
+    return {key: record[key] for key in keep if key in record}
+
+
+def _clean_up(pid_one):
+    """Kill whatever the program left behind (we are pid 1 of the jail's pid namespace) and reap it."""
+    if pid_one:
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process of the namespace but us
+        except ProcessLookupError:
+            pass
+    while True:
+        try:
+            if os.waitpid(-1, 0 if pid_one else os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
+
+
+def _run_forked(emit, job, spec, work):
+    """Run one program in forked processes; only what they say about its own next step is passed on.
+
+    A process that dies, or runs past its limit (killed), is blamed for the step it was on, and a
+    fresh one carries on with the program's next case, as a fresh worker would.
+    """
+    import select
+    index, code, entry, tests = spec
+    limit = job["timeout"] + max(1.0, job["timeout"] / 2)
+    step, first_case = "compile", job["first_case"] if job.get("first_program") == index else 0
+    pid_one = os.getpid() == 1
+    while step is not None:
+        folder = os.path.join(work, f"p{index}")
+        os.makedirs(folder, exist_ok=True)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            _child(job, spec, first_case, write_end, folder)
+        os.close(write_end)
+        pending, deadline, killed = b"", time.monotonic() + limit, False
+        while True:
+            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                killed = True
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()[: 1 << 22]
+            for line in lines:
+                try:
+                    record = _accept(json.loads(line), step)
+                except ValueError:
+                    continue
+                if record is None:
+                    continue
+                emit({"p": index, **record})
+                deadline = time.monotonic() + limit
+                if step == "compile":
+                    step = "load" if record.get("compiled") and job["mode"] == "run" and tests else None
+                elif step == "load":
+                    step = first_case if record.get("loaded") and first_case < len(tests) else None
+                else:
+                    stop = record.get("status") == "timeout" and job.get("stop_after_timeout")
+                    step = step + 1 if step + 1 < len(tests) and not stop else None
+                if step is None:
+                    break
+            if step is None:
+                break
+        os.close(read_end)
+        if step is not None:  # the process ended or was killed before it finished: blame its step
+            _, status = os.waitpid(pid, 0)
+            death = _death(status, killed)
+            if step == "compile":
+                emit({"p": index, "compiled": False, "diagnostics": [[None, "compiler crashed: " + death["detail"]]]})
+                step = None
+            elif step == "load":
+                death["detail"] += " (while loading the program)"
+                emit({"p": index, "loaded": False, **death})
+                step = None
+            else:
+                emit({"p": index, "c": step, **death})
+                stop = death["status"] == "timeout" and job.get("stop_after_timeout")
+                step = step + 1 if step + 1 < len(tests) and not stop else None
+                first_case = step if step is not None else 0
+        else:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _clean_up(pid_one)
+    _wipe([work, "/dev/shm"] if pid_one else [folder])
+
+
+def _wipe(folders):
+    """Delete what a program left in the writable folders, so the next one finds nothing of it."""
+    import shutil
+    for folder in folders:
+        try:
+            names = os.listdir(folder) if os.path.isdir(folder) else []
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
+
+
+def _not_dumpable():
+    """Nothing this worker forks may ptrace it or read its memory (PR_SET_DUMPABLE 0)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def main():
+    job = json.load(sys.stdin)
+    results = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    sys.stdin = open(os.devnull)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails instead of killing us
+    _not_dumpable()
+
+    def emit(record):
+        results.write(_dumps(record, allow_nan=True) + "\n")
+
     emit({"ready": True})
-    first_case = job["first_case"]
+    work = os.path.realpath(os.getcwd())
+    if job["programs"]:
+        job["first_program"] = job["programs"][0][0]
     for program_spec in job["programs"]:
-        _run_program(emit, job, program_spec, first_case, sink)
-        first_case = 0
+        _run_forked(emit, job, program_spec, work)
     emit({"end": True})
 
 

@@ -13,8 +13,16 @@ for many problems at once, which is how a whole dataset is annotated quickly. A 
 or stops answering is killed, the case it was on gets the blame (timeout / memory / exit), and a
 fresh worker carries on with the rest.
 
-How the workers are isolated (separate user id, no network, rlimits, in-process guards) and the
-limits of that isolation are in kaser/code/isolation.py.
+How the workers are isolated (a namespace jail per worker, rlimits, in-process guards) is in
+kaser/code/isolation.py. Where the kernel refuses namespaces, run_tests raises
+isolation.IsolationUnavailable unless `Limits.unsafe_no_isolation` is set.
+
+Verdicts only the supervisor writes: a Python worker forks one process per program, which gets
+no handle on the worker's result stream (kaser/code/python_worker.py); a JVM runs its programs
+under a SecurityManager whose policy gives student classes no way to reach the harness
+(kaser/code/java_harness.py). The supervisor accepts a record only for a program it gave to
+that worker, only once, and a worker's time runs from the last record it accepted (per case,
+so no output extends it): a worker without progress for 2 x case_timeout_s + 5 s is killed.
 
 Departures from the paper: it runs no code (o4-mini reads it); execution is our addition (issue 3).
 """
@@ -37,6 +45,7 @@ from kaser.code import isolation
 from kaser.code import java_compiler
 
 from kaser.code import java_harness
+from kaser.code import namespaces
 from kaser.code.java_compiler import java_available
 
 log = logging.getLogger(__name__)
@@ -53,6 +62,8 @@ class Limits:
     workers: int = 2                # worker processes per batch (Python workers; JVMs for Java)
     stop_after_timeout: bool = False  # a program's cases after its first timeout are not run (SKIPPED)
     startup_s: float = 60.0         # allowance for a JVM/javac to start on a loaded machine
+    writable_mb: int = 64           # size of a worker's writable /work, and of its /dev/shm
+    unsafe_no_isolation: bool = False  # run even where the kernel refuses the namespace jail (see isolation.py)
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,7 @@ class _Batch:
     limits: Limits
     folder: Path
     uid: int | None
+    mode: isolation.Isolation | None = None
     compiled: dict[int, bool | None] = field(default_factory=dict)
     diagnostics: dict[int, list[Diagnostic]] = field(default_factory=dict)
     loaded: set[int] = field(default_factory=set)
@@ -161,30 +173,42 @@ class _Batch:
                 return p, self.cases[p].index(None)
         return None
 
-    def take(self, slot: _Slot, record: dict) -> None:
+    def take(self, slot: _Slot, record: dict) -> bool:
+        """Record what a worker said; True when it was progress (a first answer for one of its programs)."""
         if record.get("ready"):
             slot.ready = True
             if record.get("guarded") is False:
                 _warn_once("java-guard", "sandbox: this JDK has no SecurityManager; Java runs with OS limits only")
+            return True
         if record.get("end") or record.get("restart"):
             slot.finish = "end" if record.get("end") else "restart"
         p, c = record.get("p"), record.get("c")
-        if not isinstance(p, int) or p not in self.cases:
-            return
+        if not isinstance(p, int) or isinstance(p, bool) or p not in slot.order:  # not a program of this worker
+            return False
         if "compiled" in record and self.compiled.get(p) is None:
             self.compiled[p] = bool(record["compiled"])
-            self.diagnostics[p] = [Diagnostic(line if isinstance(line, int) else None, str(message))
-                                   for line, message in record.get("diagnostics", [])]
+            diagnostics = record.get("diagnostics")
+            self.diagnostics[p] = [Diagnostic(item[0] if isinstance(item[0], int) else None, str(item[1]))
+                                   for item in (diagnostics if isinstance(diagnostics, list) else [])
+                                   if isinstance(item, list) and len(item) == 2]
             slot.progress += 1
-        elif record.get("loaded") is True:
-            self.loaded.add(p)
-        elif record.get("loaded") is False:  # the module's top level failed: every case shares it
-            self.loaded.add(p)
-            self._blame(p, None, _case(record, None))
-        elif isinstance(c, int) and 0 <= c < len(self.cases[p]) and self.cases[p][c] is None:
+        elif not self.compiled.get(p):
+            return False
+        elif self.language == "python" and p not in self.loaded:
+            if record.get("loaded") is True:
+                self.loaded.add(p)
+            elif record.get("loaded") is False:  # the module's top level failed: every case shares it
+                self.loaded.add(p)
+                self._blame(p, None, _case(record, None))
+            else:
+                return False
+        elif isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(self.cases[p]) and self.cases[p][c] is None:
             self.cases[p][c] = _case(record, self.expected[p][c])
             slot.progress += 1
             self._skip_after_timeout(p, self.cases[p][c])
+        else:
+            return False
+        return True
 
     def _blame(self, p: int, c: int | None, result: CaseResult) -> None:
         todo = range(len(self.cases[p])) if c is None else [c]
@@ -244,14 +268,21 @@ def _warn_once(key: str, message: str) -> None:
 
 
 def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
-    """Run every slot to completion; `command(slot, run)` -> (argv, stdin path or None, rlimits)."""
-    grace = 2 * batch.limits.case_timeout_s + 5.0  # silence beyond this means the worker is stuck
+    """Run every slot to completion; `command(slot, run)` -> (argv, stdin path or None, rlimits,
+    read-only binds {outside path: inside path} for the jail)."""
+    grace = 2 * batch.limits.case_timeout_s + 5.0  # no progress beyond this means the worker is stuck
 
     def start(slot: _Slot) -> None:
         slot.runs += 1
-        argv, stdin, limits = command(slot, slot.runs)
-        slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=f"{id(slot)}-{slot.runs}",
-                                       uid=batch.uid, limits=limits)
+        name = f"{id(slot)}-{slot.runs}"
+        argv, stdin, limits, binds = command(slot, slot.runs)
+        jail = None
+        if batch.mode.jailed:
+            root = batch.folder / f"root-{name}"
+            root.mkdir(mode=0o755)
+            jail = namespaces.Jail(root, tuple((str(k), v) for k, v in binds.items()), batch.limits.writable_mb)
+        slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=name,
+                                       uid=batch.uid, limits=limits, mode=batch.mode, jail=jail)
         slot.ready, slot.finish, slot.progress = False, "", 0
 
     active = list(slots)
@@ -262,7 +293,8 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
             time.sleep(0.01)
             for slot in list(active):
                 for record in slot.worker.records():
-                    batch.take(slot, record)
+                    if batch.take(slot, record):
+                        slot.worker.seen = time.monotonic()
                 if not slot.worker.finished(grace if slot.ready else batch.limits.startup_s):
                     continue
                 for record in slot.worker.records():
@@ -277,7 +309,7 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
             if slot.worker is not None:
                 slot.worker.close()
         if batch.uid is not None:
-            isolation.kill_user(batch.uid)
+            isolation.kill_user(batch.uid, batch.mode.python)
 
 
 def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Sequence[tuple[list, Any]]]],
@@ -305,9 +337,10 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
 
 def _make_folder(batch: _Batch) -> None:
     """A fresh folder: work/ (the worker's, under its user id), classes/, private/ (ours only)."""
+    batch.mode = isolation.isolation(batch.limits.unsafe_no_isolation)  # raises before any folder exists
     batch.folder = isolation.scratch_folder("kaser-sandbox-")
     batch.folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
-    batch.uid = isolation.fresh_uid() if isolation.isolation().own_uid else None
+    batch.uid = isolation.fresh_uid() if batch.mode.own_uid else None
     for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
         (batch.folder / name).mkdir(mode=mode)
     if batch.uid is not None:
@@ -342,8 +375,8 @@ def _run_python(batch: _Batch, mode: str) -> None:
                "programs": [[p, batch.codes[p], batch.entries[p], batch.args[p]] for p in slot.order]}
         path = _write(batch.folder / f"job-{id(slot)}-{run}.json", json.dumps(job))
         cases = sum(max(1, len(batch.args[p])) for p in slot.order)
-        argv = [isolation.isolation().python, "-I", "-S", "-B", "-c", _WORKER_SOURCE]
-        return argv, path, _rlimits(batch, cases, memory=True)
+        argv = [batch.mode.python, "-I", "-S", "-B", "-c", _WORKER_SOURCE]
+        return argv, path, _rlimits(batch, cases, memory=True), {}
 
     _supervise(batch, slots, command)
 
@@ -376,17 +409,20 @@ def _run_java(batch: _Batch) -> None:
     def command(slot: _Slot, run: int):
         job = [f"timeout_ms {int(limits.case_timeout_s * 1000)}", f"output_chars {limits.output_chars}",
                f"stack_bytes {limits.java_stack_mb << 20}", f"first_case {slot.first_case}",
-               f"stop_after_timeout {int(limits.stop_after_timeout)}"]
+               f"stop_after_timeout {int(limits.stop_after_timeout)}", f"wipe_work {int(batch.mode.jailed)}"]
         for p in slot.order:
             job.append(f"program {p} {java_harness.class_name(p)} {batch.entries[p]}")
             job.extend(f"test {args}" for args in batch.args[p])
         path = _write(batch.folder / f"job-{id(slot)}-{run}.txt", "\n".join(job) + "\n")
-        argv = [shutil.which("java"), f"-Xmx{limits.memory_mb}m", "-XX:-UsePerfData", "-XX:MaxMetaspaceSize=256m",
+        binds = {path: "/job.txt", batch.folder / "classes": "/classes", java_compiler.harness_classes(): "/harness"}
+        inside = (lambda p: binds[p]) if batch.mode.jailed else str
+        argv = [os.path.realpath(shutil.which("java")), f"-Xmx{limits.memory_mb}m", "-XX:-UsePerfData", "-XX:MaxMetaspaceSize=256m",
                 "-XX:MaxDirectMemorySize=64m", "-Djava.security.manager=allow", *java_compiler.JVM_FLAGS,
-                "-cp", str(java_compiler.harness_classes()), java_harness.HARNESS_CLASS,
-                str(path), str(batch.folder / "classes"), str(batch.folder / "work")]
+                "-cp", inside(java_compiler.harness_classes()), java_harness.HARNESS_CLASS,
+                inside(path), inside(batch.folder / "classes"),
+                "/work" if batch.mode.jailed else str(batch.folder / "work")]
         cases = sum(len(batch.args[p]) for p in slot.order)
-        return argv, None, _rlimits(batch, cases, memory=False)
+        return argv, None, _rlimits(batch, cases, memory=False), binds
 
     _supervise(batch, [_Slot(order) for order in _shares(runnable, [len(batch.args[p]) for p in runnable],
                                                           limits.workers)], command)

@@ -45,6 +45,7 @@ class AnnotateConfig:
     generated_inputs: int = 40
     max_references: int = 5
     seed: int = 0
+    unsafe_no_isolation: bool = False
 
     def __post_init__(self):
         if self.backend not in BACKENDS:

@@ -1,0 +1,422 @@
+"""Hostile programs against kaser.code.sandbox (issue 12), with the canaries that show what got out.
+
+Plain Python (no pytest), so tests/test_sandbox_attacks.py can run the suite as root and, through
+`setpriv`, as an ordinary user:
+
+    PYTHONPATH=. python tests/sandbox_attacks.py [NAME ...]     # one JSON line per attack
+
+Every attack runs as `add(a, b)` between a right and a wrong answer (the neighbours). It returns
+a + b when it found nothing and "LEAK: <evidence>" when it got something out, so a contained attack
+mostly passes its own cases. Beside its statuses each line reports the canaries:
+- neighbours_ok: the right answer passed and the wrong one failed (no forged neighbour verdict);
+- leaked: the secret file's text or the parent's OPENAI_API_KEY appears in any result, or an
+  attack said "LEAK";
+- wrote_outside: a file the attack tried to create outside its jail exists, or the secret is gone;
+- process_left: a process whose command line holds the attack's marker outlived the batch;
+- connected: something connected to the TCP listener on 127.0.0.1;
+- seconds: the whole batch's wall-clock time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kaser.code.isolation import IsolationUnavailable
+from kaser.code.sandbox import Limits, run_tests
+
+LIMITS = Limits(case_timeout_s=1.0, writable_mb=16, workers=1)  # one worker: the neighbours share it
+TESTS = [([1, 2], 3), ([5, 5], 10)]
+NEIGHBOURS = {"python": ("def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"),
+              "java": ("public int add(int a, int b) {\n    return a + b;\n}",
+                       "public int add(int a, int b) {\n    return a - b;\n}")}
+
+# Turns the Python worker's audit hook off: the attacks behind it test the jail, not the guard.
+ESCAPE = """
+    import gc, __main__
+    for o in gc.get_objects():
+        if isinstance(o, set) and ("os.system" in o or "os.remove" in o):
+            o.clear()
+    __main__._inside = lambda path, root: True
+"""
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    language: str
+    body: str                   # the body of add(a, b); {secret}, {outside}, {port}, {marker} filled in
+    escape: bool = False        # Python: disable the audit hook first
+    copies: int = 1             # hostile programs between the neighbours
+
+
+def py(name: str, body: str, escape: bool = True, copies: int = 1) -> Attack:
+    return Attack(name, "python", body, escape, copies)
+
+
+def java(name: str, body: str, copies: int = 1) -> Attack:
+    return Attack(name, "java", body, copies=copies)
+
+
+ATTACKS = [
+    # ---- from the issue
+    py("fd3_forges_neighbours", """
+    import os, json
+    for p in range(-1, 8):
+        for c in range(2):
+            os.write(3, (json.dumps({"p": p, "c": c, "status": "returned", "actual": "3"}) + "\\n").encode())
+        os.write(3, (json.dumps({"p": p, "compiled": False, "diagnostics": [[1, "SyntaxError: fabricated"]]}) + "\\n").encode())
+        os.write(3, (json.dumps({"p": p, "loaded": False, "status": "exception", "exception": "X"}) + "\\n").encode())
+    return "garbage"
+""", escape=False),
+    py("audit_global_replaced_reads_secret", """
+    return "LEAK: " + open("{secret}").read()
+"""),
+    py("audit_denyset_cleared_runs_shell", """
+    import os
+    os.system("cat {secret} > {outside}/copied; echo pwned > {outside}/pwned; echo pwned > /tmp/kaser-pwned-{marker}")
+    return a + b
+"""),
+    py("posixsubprocess_fork_exec", """
+    import os, _posixsubprocess
+    r, w = os.pipe()
+    _posixsubprocess.fork_exec([b"/bin/sh", b"-c", b"echo pwned > {outside}/forked; sleep 30; : {marker}"],
+        [b"/bin/sh"], True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w, True, False, -1, None, None, None,
+        -1, None)
+    return a + b
+""", escape=False),
+    py("listdir_and_scandir_outside", """
+    import os
+    seen = os.listdir("{outside}") + [e.name for e in os.scandir("/")]
+    return "LEAK: " + repr(seen) if "secret.txt" in seen or "root" in seen or "home" in seen else a + b
+"""),
+    py("deletes_and_writes_user_files", """
+    import os
+    for path in ("{secret}", "{outside}/pwned"):
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+    open("{outside}/pwned", "w").write("x")
+    return a + b
+"""),
+    py("leaves_a_process_running", """
+    import os
+    os.system("setsid sh -c 'sleep 60; : {marker}' > /dev/null 2>&1 &")
+    os.system("nohup sleep 61 {marker} > /dev/null 2>&1 &")
+    return a + b
+"""),
+    py("reads_parent_environment", """
+    import os
+    found = dict(os.environ)
+    for path in ("/proc/self/environ", "/proc/1/environ", "/proc/%d/environ" % os.getppid()):
+        try:
+            found[path] = open(path, "rb").read().decode(errors="replace")
+        except OSError:
+            pass
+    text = repr(found)
+    return "LEAK: " + text if "OPENAI" in text else a + b
+"""),
+    py("connects_to_localhost", """
+    import socket
+    socket.create_connection(("127.0.0.1", {port}), timeout=1).sendall(b"pwned")
+    return "LEAK: connected"
+"""),
+    py("stalls_by_writing_a_byte_now_and_then", """
+    import os, time
+    for _ in range(1000):   # 200 s unless stopped
+        for fd in (1, 2, 3):
+            try:
+                os.write(fd, b" ")
+            except OSError:
+                pass
+        time.sleep(0.2)
+    return a + b
+"""),
+    # ---- our own
+    py("kills_its_worker", """
+    import os, signal
+    for pid in (os.getppid(), 1, -1):
+        for sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGTERM):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    return a + b
+"""),
+    py("writes_worker_memory", """
+    try:
+        with open("/proc/%d/mem" % __import__("os").getppid(), "r+b") as mem:
+            return "LEAK: opened the worker's memory"
+    except OSError:
+        return a + b
+"""),
+    py("reopens_worker_result_stream", """
+    import os, json
+    forged = "".join(json.dumps({"p": p, "c": c, "status": "returned", "actual": "3"}) + "\\n"
+                     for p in range(8) for c in range(2))
+    opened = []
+    for pid in ("1", str(os.getppid()), "self"):
+        for fd in range(0, 64):
+            try:
+                with open("/proc/%s/fd/%d" % (pid, fd), "a") as stream:
+                    stream.write(forged)
+                opened.append((pid, fd))
+            except OSError:
+                pass
+    return a + b
+"""),
+    py("fork_bomb", """
+    import os
+    for _ in range(100000):
+        try:
+            os.fork()
+        except OSError:
+            break
+    return a + b
+"""),
+    py("fills_dev_shm_and_work", """
+    written = 0
+    for path in ("/dev/shm/fill", "fill", "/tmp/fill2"):
+        try:
+            with open(path, "wb") as out:
+                for _ in range(64):
+                    out.write(b"x" * (1 << 20)); out.flush(); written += 1 << 20
+        except OSError:
+            pass
+    return "LEAK: wrote %d MiB" % (written >> 20) if written > 40 << 20 else a + b
+"""),
+    py("patches_shared_modules_for_neighbours", """
+    import json, builtins
+    json.loads = lambda text: [0, 0]
+    builtins.print = None
+    __import__("sys").modules["json"].dumps = lambda *x, **y: '"forged"'
+    return a + b
+""", escape=False),
+    py("leaves_a_file_for_the_next_program", """
+    import os
+    me = str(os.getpid())
+    for note in ("/tmp/kaser-note-{marker}", "/dev/shm/kaser-note-{marker}", "/work/kaser-note-{marker}"):
+        if os.path.exists(note) and open(note).read() != me:
+            return "LEAK: a file from an earlier program"
+        open(note, "w").write(me)
+    return a + b
+""", copies=2),
+    py("blocks_the_timer_and_writes", """
+    import os, signal, time
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    while True:
+        os.write(3, b"{\\"ready\\": true}\\n")
+        time.sleep(0.1)
+"""),
+    py("remounts_or_nests_namespaces", """
+    import os
+    rc = [os.system(c) for c in ("unshare -r true", "mount -o remount,rw /", "mount -t tmpfs x /usr",
+                                  "chroot / true", "touch /usr/pwned-{marker}")]
+    return "LEAK: %r" % rc if 0 in rc else a + b
+"""),
+    py("huge_record_line", """
+    import os
+    for _ in range(64):
+        os.write(3, b"x" * (1 << 20))
+    return a + b
+"""),
+    py("exits_quietly_mid_case", """
+    import os
+    os._exit(0)
+""", escape=False),
+    py("spins_forever", """
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+""", escape=False),
+    # ---- Java, from the issue
+    java("reflection_on_harness_result_store", """
+        ClassLoader app = Thread.currentThread().getContextClassLoader();
+        if (app == null) app = ClassLoader.getSystemClassLoader();
+        Class<?> h = app.loadClass("KaserHarness");
+        java.lang.reflect.Field f = h.getDeclaredField("results");
+        f.setAccessible(true);
+        java.io.Writer w = (java.io.Writer) f.get(null);
+        for (int p = 0; p < 8; p++) for (int c = 0; c < 2; c++)
+            w.write("{\\"p\\":" + p + ",\\"c\\":" + c + ",\\"status\\":\\"returned\\",\\"actual\\":\\"3\\"}\\n");
+        w.flush();
+        return -1;"""),
+    java("eventhandler_processbuilder_thread", """
+        Runnable r = java.beans.EventHandler.create(Runnable.class,
+            new ProcessBuilder("sh", "-c", "echo pwned > {outside}/java; sleep 30; : {marker}"), "start");
+        Thread t = new Thread(r); t.start(); t.join();
+        Thread.sleep(300);
+        return a + b;"""),
+    java("dot_slash_proc_read", """
+        String s = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/./proc/self/status")));
+        return s.contains("Uid") ? -999 : a + b;"""),
+    java("file_list_any_folder", """
+        String[] seen = new java.io.File("{outside}").list();
+        String[] top = new java.io.File("/").list();
+        return (seen != null && seen.length > 0) || (top != null && top.length > 0) ? -999 : a + b;"""),
+    # ---- Java, our own
+    java("reads_secret_and_environment", """
+        String s = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("{secret}")));
+        String k = System.getenv("OPENAI_API_KEY");
+        return s.isEmpty() && k == null ? a + b : -999;"""),
+    java("connects_to_localhost", """
+        new java.net.Socket("127.0.0.1", {port}).getOutputStream().write(1);
+        return -999;"""),
+    java("writes_records_to_stdout_descriptor", """
+        java.io.FileOutputStream out = new java.io.FileOutputStream("/proc/self/fd/1");
+        out.write("{\\"p\\":0,\\"c\\":0,\\"status\\":\\"returned\\",\\"actual\\":\\"-1\\"}\\n".getBytes());
+        return -999;"""),
+    java("replaces_system_out", """
+        System.setOut(new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out)));
+        System.out.println("{\\"p\\":0,\\"c\\":1,\\"status\\":\\"returned\\",\\"actual\\":\\"-1\\"}");
+        return -999;"""),
+    java("stops_the_harness_thread", """
+        ThreadGroup g = Thread.currentThread().getThreadGroup();
+        while (g.getParent() != null) g = g.getParent();
+        Thread[] all = new Thread[64];
+        int n = g.enumerate(all, true);
+        for (int i = 0; i < n; i++) if (all[i] != Thread.currentThread()) all[i].stop();
+        return -999;"""),
+    java("unsafe_through_reflection", """
+        java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+        f.setAccessible(true);
+        return -999;"""),
+    java("changes_jvm_wide_defaults", """
+        java.util.Locale.setDefault(java.util.Locale.GERMANY);
+        System.setProperty("line.separator", "X");
+        return -999;"""),
+    java("leaves_a_spinning_thread", """
+        Thread t = new Thread(() -> { while (true) { } });
+        t.setDaemon(true); t.start();
+        return a + b;"""),
+    java("stalls_printing_forever", """
+        while (true) { System.out.print("x"); Thread.sleep(100); }"""),
+    java("leaves_a_file_for_the_next_program", """
+        java.nio.file.Path note = java.nio.file.Paths.get("note.txt");
+        String me = String.valueOf(System.identityHashCode(getClass()));
+        if (java.nio.file.Files.exists(note) && !new String(java.nio.file.Files.readAllBytes(note)).equals(me))
+            return -999;
+        java.nio.file.Files.write(note, me.getBytes());
+        return a + b;""", copies=2),
+]
+
+
+def program(attack: Attack, fill: dict) -> str:
+    body = attack.body
+    for key, value in fill.items():
+        body = body.replace("{" + key + "}", str(value))
+    if attack.language == "python":
+        return "def add(a, b):\n" + (ESCAPE if attack.escape else "") + "    try:\n" + "".join(
+            "    " + line + "\n" for line in body.strip("\n").splitlines()) + \
+            "    except Exception as error:\n        return a + b\n"
+    return "public int add(int a, int b) throws Exception {\n    try {" + body + \
+        "\n    } catch (Exception e) { return a + b; }\n}"
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def run_attack(attack: Attack, limits: Limits = LIMITS) -> dict:
+    """Run one attack between its neighbours and report the canaries (see the module docstring)."""
+    outside = Path(tempfile.mkdtemp(prefix="kaser-attack-"))
+    outside.chmod(0o777)   # an unjailed ordinary user could write here: only the jail stops it
+    secret = outside / "secret.txt"
+    token, key = "canary-" + secrets.token_hex(8), "sk-canary-" + secrets.token_hex(8)
+    secret.write_text(token)
+    secret.chmod(0o666)
+    marker = "kaser" + secrets.token_hex(6)
+    os.environ["OPENAI_API_KEY"] = key
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.setblocking(False)
+    fill = {"secret": secret, "outside": outside, "port": server.getsockname()[1], "marker": marker}
+    right, wrong = NEIGHBOURS[attack.language]
+    start = time.monotonic()
+    report = {"name": attack.name, "language": attack.language}
+    try:
+        results = run_tests(attack.language, "add", [right, *[program(attack, fill)] * attack.copies, wrong],
+                            TESTS, limits)
+    except IsolationUnavailable as refusal:
+        report.update(refused=str(refusal), seconds=time.monotonic() - start)
+        return report
+    finally:
+        seconds = time.monotonic() - start
+        time.sleep(0.2)
+        left = processes_with(marker)
+        try:
+            server.accept()
+            connected = True
+        except BlockingIOError:
+            connected = False
+        server.close()
+        written = [p.name for p in outside.iterdir() if p.name != "secret.txt"] + \
+            [p for p in (f"/tmp/kaser-pwned-{marker}", f"/tmp/kaser-note-{marker}", f"/usr/pwned-{marker}",
+                         f"/dev/shm/kaser-note-{marker}") if os.path.exists(p)]
+        if not secret.exists():
+            written.append("deleted secret.txt")
+        shutil.rmtree(outside, ignore_errors=True)
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+    text = json.dumps([[c.__dict__ for c in r.cases] for r in results])
+    first, *hostile, last = results
+    report.update(
+        neighbours_ok=[c.status for c in first.cases] == ["pass"] * 2 and [c.status for c in last.cases] == ["fail"] * 2,
+        statuses=[c.status for r in hostile for c in r.cases], compiled=hostile[0].compiled,
+        leaked=token in text or key in text or "LEAK" in text, wrote_outside=written, process_left=left,
+        connected=connected, seconds=round(seconds, 2))
+    return report
+
+
+def contained(report: dict, limits: Limits = LIMITS) -> list[str]:
+    """What went wrong in a report; [] when the attack was contained."""
+    if "refused" in report:
+        return []
+    # the cases' hard limits plus JVM start-up on a loaded machine; the stalling attacks run 200 s or forever
+    allowed = 3 * (2 * limits.case_timeout_s + 5) + 40
+    problems = [name for name, bad in (
+        ("a neighbour's verdict changed", not report["neighbours_ok"]),
+        ("something leaked", report["leaked"]),
+        (f"wrote outside: {report['wrote_outside']}", report["wrote_outside"]),
+        (f"processes left: {report['process_left']}", report["process_left"]),
+        ("connected to 127.0.0.1", report["connected"]),
+        (f"ran {report['seconds']} s", report["seconds"] > allowed)) if bad]
+    return problems
+
+
+def main(names: list[str]) -> None:
+    import logging
+    logging.basicConfig(level=logging.WARNING)
+    for attack in ATTACKS:
+        if not names or attack.name in names:
+            if attack.language == "java" and shutil.which("javac") is None:
+                continue
+            print(json.dumps(run_attack(attack)), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

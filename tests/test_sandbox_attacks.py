@@ -1,0 +1,120 @@
+"""The hostile suite (tests/sandbox_attacks.py) as the CI user and as an ordinary user.
+
+Each attack must be contained: its neighbours keep their verdicts, nothing of the secret file or
+the parent's OPENAI_API_KEY comes back, nothing is written outside the jail, no process outlives
+the batch, nothing reaches 127.0.0.1, and the batch ends within the cases' hard limits. As an
+ordinary user (root drops to `nobody` for it) the same holds, or every attack is refused with the
+one explicit line where the kernel refuses namespaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox_attacks import ATTACKS, contained, run_attack
+
+from kaser.code import isolation
+
+needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
+ISSUE_JAVA = {"reflection_on_harness_result_store", "eventhandler_processbuilder_thread", "dot_slash_proc_read",
+              "file_list_any_folder"}
+
+
+def marks(attack):
+    if attack.language == "python":
+        return ()
+    return (pytest.mark.java, needs_jdk) + (() if attack.name in ISSUE_JAVA else (pytest.mark.slow,))
+
+
+@pytest.mark.parametrize("attack", [pytest.param(a, marks=marks(a), id=f"{a.language}-{a.name}") for a in ATTACKS])
+def test_attack_is_contained(attack):
+    report = run_attack(attack)
+    assert "refused" not in report, "this machine allows namespaces: the suite must run, not be refused"
+    assert contained(report) == [], report
+
+
+def test_own_verdict_only_for_forged_records():
+    """The fd-3 forger forges nothing for its neighbours; what it wrote counts for itself only."""
+    report = run_attack(next(a for a in ATTACKS if a.name == "fd3_forges_neighbours"))
+    assert report["neighbours_ok"] and report["compiled"] is True
+
+
+def test_refuses_without_namespaces_unless_unsafe(monkeypatch):
+    """Where the kernel refuses the jail: one explicit refusal, and the unsafe fallback only on request."""
+    from kaser.code.sandbox import Limits, run_tests
+    monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
+    before = set(Path("/dev/shm").glob("kaser-sandbox-*"))
+    with pytest.raises(isolation.IsolationUnavailable, match="refusing to run it.*--unsafe-no-isolation"):
+        run_tests("python", "add", ["def add(a, b):\n    return a + b\n"], [([1, 2], 3)])
+    assert set(Path("/dev/shm").glob("kaser-sandbox-*")) <= before   # a refusal leaves no scratch folder
+    unsafe = run_tests("python", "add", ["def add(a, b):\n    return a + b\n"], [([1, 2], 3)],
+                       Limits(unsafe_no_isolation=True))
+    assert unsafe[0].cases[0].status == "pass"
+
+
+def _ordinary_user_python() -> list[str] | None:
+    """How to run a Python of our version as `nobody` (root) or as ourselves (already ordinary)."""
+    version = "%d.%d" % sys.version_info[:2]
+    if os.geteuid() != 0:
+        return [sys.executable]
+    python = f"/usr/bin/python{version}"
+    if shutil.which("setpriv") is None or not os.path.exists(python):
+        return None
+    return ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", python]
+
+
+@pytest.mark.slow
+def test_hostile_suite_as_an_ordinary_user():
+    command = _ordinary_user_python()
+    if command is None:
+        pytest.skip("no setpriv or system Python to run the suite as an ordinary user")
+    root = Path(__file__).resolve().parents[1]
+    names = [a.name for a in ATTACKS if a.language == "python" or a.name in ISSUE_JAVA]
+    run = subprocess.run([*command, str(root / "tests" / "sandbox_attacks.py"), *names], cwd="/",
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": "/"},
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    reports = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    expected = {(a.language, a.name) for a in ATTACKS if a.name in names
+                and (a.language == "python" or shutil.which("javac"))}
+    assert {(r["language"], r["name"]) for r in reports} == expected
+    refused = [r for r in reports if "refused" in r]
+    if refused:   # the kernel refuses namespaces to this user: every attack refused, with the reason
+        assert len(refused) == len(reports) and all("--unsafe-no-isolation" in r["refused"] for r in refused)
+        assert run.stderr.count("refusing to run it") == 1, run.stderr[-2000:]
+    for report in reports:
+        assert contained(report) == [], report
+
+
+def test_annotate_refuses_without_namespaces_and_runs_when_told(monkeypatch, tmp_path, capsys):
+    """`kaser annotate`: one line and exit 2 where the jail is refused; --unsafe-no-isolation or the
+    annotate.unsafe_no_isolation param runs it anyway."""
+    from kaser.cli import main
+    from kaser.data.contracts import write_dataset
+    from kaser.data.synth import generate
+    folder = tmp_path / "data"
+    write_dataset(folder, *generate("python", students=3, problems=1, seed=0))
+    params = tmp_path / "params.yaml"
+    params.write_text("annotate:\n  backend: static\n  case_timeout_s: 0.5\n")
+    monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["annotate", str(folder), "--params", str(params)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err   # progress bars, then the one line
+    line = err[err.index("kaser annotate: error:"):].strip()
+    assert "\n" not in line and "Traceback" not in err
+    assert "refusing to run it" in line and "Operation not permitted" in line
+    main(["annotate", str(folder), "--params", str(params), "--unsafe-no-isolation"])
+    assert (folder / "annotations.parquet").exists()
+    (folder / "annotations.parquet").unlink()
+    params.write_text("annotate:\n  backend: static\n  case_timeout_s: 0.5\n  unsafe_no_isolation: true\n")
+    main(["annotate", str(folder), "--params", str(params)])
+    assert (folder / "annotations.parquet").exists()

@@ -1,0 +1,109 @@
+"""One hostile submission added to a folder changes no other submission's labels (`kaser annotate`).
+
+The hostile program forges result records for every program index and case, patches the modules
+its neighbours would share, tries to kill its worker and everything else it can signal, and (Java)
+reaches for the harness's result stream by reflection and through /proc/self/fd/1. Before issue 12
+one such submission among 45 Python ones changed the labels of 43.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import polars as pl
+import pytest
+
+from kaser.cli import main
+from kaser.data.contracts import write_dataset
+from kaser.data.synth import generate
+
+PARAMS = """annotate:
+  backend: static
+  case_timeout_s: 0.5
+  repair_rounds: 3
+  max_repairs: 40
+  generated_inputs: 20
+  max_references: 3
+  seed: 0
+"""
+
+PYTHON_BODY = """
+    import os, json, gc, signal, builtins
+    for p in range(0, 120):
+        for c in range(50):
+            os.write(3, (json.dumps({"p": p, "c": c, "status": "returned", "actual": "null"}) + "\\n").encode())
+        os.write(3, (json.dumps({"p": p, "compiled": False, "diagnostics": [[1, "SyntaxError: fabricated"]]}) + "\\n").encode())
+    json.loads = lambda text: []
+    builtins.len = lambda x: 0
+    for o in gc.get_objects():
+        if isinstance(o, set) and ("os.system" in o or "os.remove" in o):
+            o.clear()
+    os.system("kill -9 -1; kill -STOP 1")
+    for pid in (os.getppid(), 1, -1):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return None
+"""
+
+JAVA_BODY = """
+    try {
+        Class<?> h = ClassLoader.getSystemClassLoader().loadClass("KaserHarness");
+        java.lang.reflect.Field f = h.getDeclaredField("results");
+        f.setAccessible(true);
+        java.io.Writer w = (java.io.Writer) f.get(null);
+        for (int p = 0; p < 120; p++) for (int c = 0; c < 50; c++)
+            w.write("{\\"p\\":" + p + ",\\"c\\":" + c + ",\\"status\\":\\"returned\\",\\"actual\\":\\"null\\"}\\n");
+        w.flush();
+    } catch (Throwable t) { }
+    try {
+        java.io.FileOutputStream o = new java.io.FileOutputStream("/proc/self/fd/1");
+        for (int p = 0; p < 120; p++) o.write(("{\\"p\\":" + p + ",\\"c\\":0,\\"status\\":\\"returned\\",\\"actual\\":\\"null\\"}\\n").getBytes());
+    } catch (Throwable t) { }
+    try {
+        ThreadGroup g = Thread.currentThread().getThreadGroup();
+        while (g.getParent() != null) g = g.getParent();
+        Thread[] all = new Thread[64];
+        for (int i = 0, n = g.enumerate(all, true); i < n; i++) if (all[i] != Thread.currentThread()) all[i].stop();
+    } catch (Throwable t) { }
+    throw new RuntimeException("hostile");
+}"""
+
+
+def hostile_row(submissions: pl.DataFrame, language: str) -> pl.DataFrame:
+    """A submission to the first problem whose body is the attack, under the problem's own signature."""
+    model = submissions.row(0, named=True)
+    code = model["code"]
+    if language == "python":
+        header = next(line for line in code.splitlines() if line.startswith("def "))
+        hostile = header + "\n" + PYTHON_BODY
+    else:
+        header = re.match(r"[^{]*\{", code).group(0)
+        hostile = header + JAVA_BODY
+    return pl.DataFrame([{**model, "student_id": "hostile", "step": 0, "code": hostile, "score": 0.0,
+                          "correct": False, "true_errors": []}], schema=submissions.schema)
+
+
+def annotate(folder, tmp_path) -> pl.DataFrame:
+    params = tmp_path / "params.yaml"
+    params.write_text(PARAMS)
+    main(["annotate", str(folder), "--params", str(params)])
+    return pl.read_parquet(folder / "annotations.parquet")
+
+
+@pytest.mark.parametrize("language", ["python", pytest.param("java", marks=[
+    pytest.mark.java, pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")])])
+def test_one_hostile_submission_changes_no_other_label(language, tmp_path):
+    problems, submissions = generate(language, students=12, problems=4, seed=4)
+    clean, dirty = tmp_path / "clean", tmp_path / "dirty"
+    write_dataset(clean, problems, submissions)
+    write_dataset(dirty, problems, pl.concat([submissions, hostile_row(submissions, language)]))
+    before = annotate(clean, tmp_path)
+    after = annotate(dirty, tmp_path)
+    hostile = after.filter(pl.col("student_id") == "hostile")
+    assert hostile.height == 1
+    others = after.filter(pl.col("student_id") != "hostile")
+    assert others.equals(before)   # same rows in the same order (the hostile one came last)
+    assert before.height >= 40
