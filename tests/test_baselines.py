@@ -218,8 +218,8 @@ def test_stages_train_parastudent_and_write_every_baseline(workspace):
     for method, table in written.items():
         assert table.schema == pl.Schema({"student_id": pl.String, "problem_id": pl.String,
                                           "sample": pl.Int64, "code": pl.String,
-                                          "method": pl.String, "split": pl.String,
-                                          "fold": pl.Int64}), method
+                                          "method": pl.String, "truncated": pl.Boolean,
+                                          "split": pl.String, "fold": pl.Int64}), method
         assert table.height == 3 * 2 and set(table["method"]) == {method}
         assert table["sample"].to_list() == [0, 1] * 3
         assert set(table["split"]) == {"student"} and set(table["fold"]) == {0}
