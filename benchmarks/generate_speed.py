@@ -10,7 +10,7 @@ ctranslate2's time includes merging and converting the model), counts the genera
 (re-tokenised completions) and prints tokens/s of each and, as its last line, `speedup: X`
 (ctranslate2 tokens/s / transformers tokens/s).
 
-Run: python benchmarks/generate_speed.py
+Run: python benchmarks/generate_speed.py [number of prompts, default 16]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def main() -> None:
     rng = random.Random(0)
     prompts = [build_prompt_text(tokenizer, p.statement, list(p.kcs),
                                  [rng.random() for _ in p.kcs], "java")
-               for p in PROBLEMS[:N_PROMPTS]]
+               for p in PROBLEMS[:int(sys.argv[1]) if len(sys.argv) > 1 else N_PROMPTS]]
     print(f"model: {what}, float32")
     print(f"{len(prompts)} prompts x {PARAMS.k} samples x up to {PARAMS.max_new_tokens} new tokens, "
           f"temperature {PARAMS.temperature}, top_k {PARAMS.top_k}, top_p {PARAMS.top_p}, "
