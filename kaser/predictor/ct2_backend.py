@@ -7,8 +7,9 @@ to a CTranslate2 model in a temporary folder (a few seconds for the 135M model) 
 the same prompt texts, tokens and decoding settings as the transformers backend: temperature,
 top_k, top_p, repetition penalty, max new tokens, the model's end tokens; temperature 0 is greedy.
 Each prompt is given K times (one sample per copy); the seed goes to `ctranslate2.set_random_seed`.
-On a 2-core AVX2 CPU, CTranslate2 float32 sampled SmolLM2-135M about 1.7x faster than transformers'
-`generate` (benchmarks/generate_speed.py prints the figure of the machine it runs on).
+CTranslate2 float32 sampled SmolLM2-135M 1.7x faster than transformers' `generate` on an idle
+2-core AVX2 CPU (117 vs 68 tokens/s, issue 11) and 2.2x on a loaded 2-core machine
+(benchmarks/generate_speed.py, which prints the figure of the machine it runs on).
 
 Departures from the transformers backend, and why:
 1. Other random numbers: the same seed gives other samples than torch's sampler (and, as there,
