@@ -4,12 +4,14 @@
 
     predictions = predict("models/base", "models/synthetic-java/grpo", pairs, params, "kaser")
 
-Two backends, one result (`sample_completions` -> K texts per prompt):
+Three backends, one result (`sample_completions` -> K texts per prompt):
 - `transformers` (CPU default): prompts sorted by length and generated in batches with LEFT
   padding and the KV cache, under `torch.inference_mode`; `num_return_sequences=K` per prompt.
   Deterministic for a given seed and batch size. Temperature 0 means greedy decoding.
 - `vllm` (GPU, `pip install '.[gpu]'`): `vllm.LLM(enable_lora=True)` with
   `SamplingParams(n=K, ...)` and the adapter as a `LoRARequest`. Imported only when chosen.
+- `ctranslate2` (CPU, faster than transformers): the adapter merged, the model converted, the same
+  prompts and decoding settings (kaser/predictor/ct2_backend.py, with its departures).
 
 The authors sample with temperature 0.7, top_k 40 (50 in their vLLM path), top_p 1,
 repetition penalty 1.1, max 400 new tokens (eval_sft.py); params.yaml `generate` sets ours.
@@ -42,7 +44,7 @@ from kaser import InputError
 from kaser.predictor.rewards import completion_code
 from kaser.predictor.prompt import pair_messages
 
-BACKENDS = ("transformers", "vllm")
+BACKENDS = ("transformers", "vllm", "ctranslate2")
 PREDICTION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "sample": pl.Int64,
                      "code": pl.String, "method": pl.String, "truncated": pl.Boolean}
 AUTO = "auto"
@@ -133,6 +135,10 @@ def sample_completions(model_path, adapter, prompts: list[str], params: Generate
         return []
     if params.backend == "vllm":
         return _vllm_completions(model_path, adapter, prompts, params, dtype)
+    if params.backend == "ctranslate2":
+        from kaser.predictor.ct2_backend import ct2_completions
+        return [[Completion(text, truncated=cut) for text, cut in own]
+                for own in ct2_completions(model_path, adapter, prompts, params, dtype)]
     from kaser.predictor.base_model import load_model
     model, tokenizer = load_model(model_path, adapter=adapter, dtype=dtype)
     return generate_batched(model, tokenizer, prompts, params)

@@ -20,8 +20,10 @@ Model (all draws from the caller's numpy Generator, so a seed fixes everything):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from functools import lru_cache
 
 import numpy as np
@@ -32,7 +34,7 @@ from kaser.code.syntax import all_names, find, is_reserved, local_names, parse, 
 # tests to count). Chosen so that about half the submissions are correct at the default size
 # (measured 200 x 30: Python 55%, Java about 60%) and errors fall steeply with mastery.
 BASE_RATE = {"Syntax": 0.3, "Runtime": 0.65, "Logical": 0.75}
-GAMMA = 2.5                  # > 1: errors concentrate on weak students
+GAMMA = 2.5                  # > 1: errors concentrate on weak students (error_chance spells out x ** 2.5)
 MAX_ERRORS = 3               # per submission
 ORDER_JITTER = 2.0           # standard deviation, in course positions, of a student's reordering
 
@@ -58,7 +60,15 @@ class Student:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    """1 / (1 + e^-x) with the same bits on every machine.
+
+    Not np.exp: numpy picks an exp kernel by CPU (AVX-512 or AVX2), and the kernels differ in the
+    last bit; that alone gave a machine without AVX-512 other `true_mastery` bytes (and libm's exp
+    and pow have CPU variants too). Decimal's arithmetic is fully specified (exp correctly rounded
+    at the context's 40 digits), so its result, rounded to a float, is the same everywhere.
+    """
+    with localcontext(prec=40):
+        return np.array([float(1 / (1 + Decimal(-float(v)).exp())) for v in np.atleast_1d(x)])
 
 
 def draw_students(count: int, kc_vocabulary: list[str], n_problems: int,
@@ -97,7 +107,10 @@ def error_chance(category: str, weight: float, weakest_mastery: float) -> float:
     >>> error_chance("Logical", 1.0, 1.0), round(error_chance("Logical", 1.0, 0.0), 2)
     (0.0, 0.75)
     """
-    return BASE_RATE[category] * weight * (1.0 - weakest_mastery) ** GAMMA
+    lack = 1.0 - weakest_mastery
+    # lack ** GAMMA as x * x * sqrt(x): IEEE arithmetic and sqrt are exact everywhere, libm's pow
+    # has CPU variants (see _sigmoid)
+    return BASE_RATE[category] * weight * lack * lack * math.sqrt(lack)
 
 
 def preferred_reference(style: Style, n_references: int, rng: np.random.Generator) -> int:

@@ -1,0 +1,141 @@
+"""The ctranslate2 sampling backend on a tiny random model: valid samples, the decoding settings kept.
+
+    .venv/bin/python -m pytest tests/test_ct2_backend.py
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+pytest.importorskip("ctranslate2")
+
+from tiny_lm import tiny_model_folder  # noqa: E402
+
+from kaser.predictor.base_model import load_model, load_tokenizer  # noqa: E402
+from kaser.predictor.ct2_backend import convert, decoding_options, sample  # noqa: E402
+from kaser.predictor.sampling import GenerateParams, generate_batched, sample_completions  # noqa: E402
+
+PARAMS = GenerateParams(backend="ctranslate2", k=3, temperature=0.7, top_k=40, top_p=1.0,
+                        repetition_penalty=1.1, max_new_tokens=12, batch_size=2, seed=0)
+
+
+@pytest.fixture(scope="module")
+def prompts():
+    tokenizer = load_tokenizer(tiny_model_folder())
+    return [tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
+                                          add_generation_prompt=True)
+            for text in ("Write isEven(n).", "Write a method that sums an array of ints, please.",
+                         "Return the max.")]
+
+
+@pytest.fixture(scope="module")
+def adapter(tmp_path_factory):
+    """A LoRA adapter with non-zero weights (init_lora_weights=False), so merging it changes outputs."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    model, _ = load_model(tiny_model_folder(), dtype="float32")
+    torch.manual_seed(1)
+    peft = get_peft_model(model, LoraConfig(r=4, lora_alpha=32, target_modules=["q_proj", "v_proj", "down_proj"],
+                                            init_lora_weights=False))
+    folder = tmp_path_factory.mktemp("adapter")
+    peft.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    import ctranslate2
+    out = tmp_path_factory.mktemp("ct2") / "model"
+    tokenizer, end = convert(tiny_model_folder(), None, out)
+    return ctranslate2.Generator(str(out), device="cpu", compute_type="float32"), tokenizer, end
+
+
+def test_k_valid_samples_per_prompt_and_seeded(prompts):
+    first = sample_completions(tiny_model_folder(), None, prompts, PARAMS)
+    assert [len(texts) for texts in first] == [3, 3, 3]
+    assert all(isinstance(text, str) and text for texts in first for text in texts)
+    assert len({text for texts in first for text in texts}) > 3          # sampled, not copies
+    assert sample_completions(tiny_model_folder(), None, prompts, PARAMS) == first
+    assert sample_completions(tiny_model_folder(), None, prompts, replace(PARAMS, seed=1)) != first
+
+
+def test_greedy_with_a_merged_adapter_equals_transformers(prompts, adapter):
+    """Temperature 0 and no penalty: the same tokens as transformers' generate on the PEFT model,
+    so prompts, tokens, end tokens, the conversion and the LoRA merge all agree."""
+    params = replace(PARAMS, temperature=0, repetition_penalty=1.0, max_new_tokens=10)
+    ours = sample_completions(tiny_model_folder(), adapter, prompts, params)
+    model, tokenizer = load_model(tiny_model_folder(), adapter=adapter, dtype="float32")
+    theirs = generate_batched(model, tokenizer, prompts, replace(params, backend="transformers", batch_size=1))
+    assert ours == theirs
+    assert all(len(set(texts)) == 1 and len(texts) == 3 for texts in ours)
+    base = sample_completions(tiny_model_folder(), None, prompts, params)
+    assert base != ours                                  # the adapter was applied
+
+
+def _ids(converted, prompts, params) -> list[list[int]]:
+    generator, tokenizer, end = converted
+    tokens = [tokenizer.convert_ids_to_tokens(tokenizer(p, add_special_tokens=False)["input_ids"]) for p in prompts]
+    import ctranslate2
+    ctranslate2.set_random_seed(params.seed)
+    return [r.sequences_ids[0] for r in generator.generate_batch(tokens, **decoding_options(params, end))]
+
+
+def test_max_new_tokens_and_top_k_are_kept(converted, prompts):
+    for n in (1, 7):
+        assert all(1 <= len(ids) <= n for ids in _ids(converted, prompts, replace(PARAMS, max_new_tokens=n)))
+    greedy = _ids(converted, prompts, replace(PARAMS, temperature=0, max_new_tokens=10))
+    top1 = _ids(converted, prompts, replace(PARAMS, temperature=1.5, top_k=1, max_new_tokens=10))
+    wide = _ids(converted, prompts, replace(PARAMS, temperature=1.5, top_k=0, max_new_tokens=10))
+    assert top1 == greedy != wide
+
+
+def _greedy_by_hand(prompt: str, penalty: float, steps: int, penalised_prompt_tokens: int) -> list[int]:
+    """Greedy decoding written out on the transformers model, with CTRL's repetition penalty on the
+    tokens generated so far and the last `penalised_prompt_tokens` tokens of the prompt."""
+    import torch
+    model, tokenizer = load_model(tiny_model_folder(), dtype="float32")
+    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    seen, out = list(ids[max(0, len(ids) - penalised_prompt_tokens):]) if penalised_prompt_tokens else [], []
+    with torch.inference_mode():
+        for _ in range(steps):
+            logits = model(torch.tensor([ids + out])).logits[0, -1]
+            for token in set(seen):
+                logits[token] = logits[token] / penalty if logits[token] > 0 else logits[token] * penalty
+            out.append(int(logits.argmax()))
+            seen.append(out[-1])
+    return out
+
+
+def test_repetition_penalty_is_applied(converted, prompts):
+    """CTranslate2 applies CTRL's rule to the completion so far, not the prompt (departure 2 of
+    kaser.predictor.ct2_backend). A penalty below 1 rewards repeats, so it bites even on a random
+    model that never repeats itself, and makes the outcome depend on which tokens it counts."""
+    params = replace(PARAMS, temperature=0, repetition_penalty=0.2, max_new_tokens=12)
+    rewarded = [_ids(converted, [p], params)[0] for p in prompts]     # one prompt a call, as `sample`
+    assert rewarded == [_greedy_by_hand(p, 0.2, len(ids), 0) for p, ids in zip(prompts, rewarded)]
+    assert rewarded != [_greedy_by_hand(p, 0.2, len(ids), 10**6) for p, ids in zip(prompts, rewarded)]
+    assert rewarded != [_ids(converted, [p], replace(params, repetition_penalty=1.0))[0] for p in prompts]
+    assert any(len(set(ids)) < len(ids) for ids in rewarded)
+
+
+def test_sample_maps_batches_back_to_prompts(converted, prompts):
+    generator, tokenizer, end = converted
+    params = replace(PARAMS, temperature=0, k=2, batch_size=2, repetition_penalty=0.2)
+    together = sample(generator, tokenizer, end, prompts + prompts[:1], params)[:len(prompts)]
+    alone = [sample(generator, tokenizer, end, [p], params)[0] for p in prompts]
+    assert together == alone
+
+
+def test_a_completion_cut_by_the_budget_is_marked_truncated(converted, prompts):
+    generator, tokenizer, end = converted
+    params = replace(PARAMS, temperature=0, k=1, max_new_tokens=3)
+    results = sample(generator, tokenizer, end, prompts, params)
+    for own in results:
+        (text, truncated), = own
+        # three steps and no end token: the random tiny model never stops that soon
+        assert truncated and len(tokenizer(text, add_special_tokens=False)["input_ids"]) <= 3
+    marked = sample_completions(tiny_model_folder(), None, prompts, params)
+    assert all(c.truncated is True for own in marked for c in own)
