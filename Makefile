@@ -42,7 +42,7 @@ study: $(STAMP)
 	date -u +"study end %FT%TZ"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n 2
