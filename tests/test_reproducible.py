@@ -98,5 +98,5 @@ def test_prepare_gives_the_same_bytes_under_other_conditions(name, tmp_path):
         for process in busy:
             process.kill()
             process.wait()
-    assert set(plain) == {"problems.parquet", "submissions.parquet", "folds.json"}
+    assert set(plain) == {"problems.parquet", "submissions.parquet", "folds.json", "metadata.json"}
     assert plain == other
