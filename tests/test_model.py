@@ -8,7 +8,8 @@ import torch
 
 from kaser import InputError
 from kaser.predictor.base_model import (DEFAULT_BASE, POINTER_FILE, bundled_gguf, check_tokenizer, load_model,
-                         materialise_base_model, resolve_dtype, weights_location)
+                         materialise_base_model, resolve_dtype, weights_location,
+                         cpu_flags, native_bf16)
 from tiny_lm import smollm2_tokenizer, tiny_model_folder
 
 
@@ -57,6 +58,9 @@ def test_dtype_names():
     assert resolve_dtype("float32") is torch.float32
     assert resolve_dtype("bfloat16") is torch.bfloat16
     assert resolve_dtype("auto") in (torch.float32, torch.bfloat16, torch.float16)
+    if not torch.cuda.is_available():
+        expected = torch.bfloat16 if native_bf16(cpu_flags()) else torch.float32
+        assert resolve_dtype("auto") is expected
     with pytest.raises(InputError, match="unknown dtype 'fp8'"):
         resolve_dtype("fp8")
 
@@ -97,3 +101,14 @@ def test_runs_paths_and_the_default():
     repo = from_dict(ModelParams, params["model"], where="params.yaml:model")
     assert repo.runs() == [("student", 0)]
 
+
+
+def test_cpu_flags_read_from_cpuinfo(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512bw\n\n"
+                       "processor\t: 1\nflags\t\t: fpu avx2 avx512f avx512bw\n")
+    flags = cpu_flags(cpuinfo)
+    assert {"avx2", "avx512f", "avx512bw"} <= flags
+    assert not native_bf16(flags)          # AVX-512 alone emulates bfloat16: float32 is faster
+    assert native_bf16(flags | {"amx_bf16"})
+    assert cpu_flags(tmp_path / "missing") == set()
