@@ -35,6 +35,7 @@ PARAMS = {"report": ("report", "evaluate.embedding_model", "evaluate.embedding_b
                      "datasets.{dataset}"),
           "readme": ("datasets",)}
 SECTIONS = Path("reports") / "sections"
+STUDY = Path("reports") / "cpu-study" / "README.md"   # the committed CPU study (make study), kept apart from any run
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,9 @@ def readme_file() -> None:
     names = list(Stage("readme", None, PARAMS["readme"]).raw("datasets") or {})
     sections = {name: (SECTIONS / f"{name}.md").read_text() if (SECTIONS / f"{name}.md").is_file()
                 else None for name in names}
-    text = readme(sections, "run `dvc repro report@{dataset}` (python stages/report.py {dataset})")
+    study = STUDY.read_text() if STUDY.is_file() else None
+    text = readme(sections, "run `dvc repro report@{dataset}` (python stages/report.py {dataset})",
+                  study)
     Path("reports").mkdir(exist_ok=True)
     Path("reports/README.md").write_text(text)
     print(f"report: wrote reports/README.md ({len(names)} datasets)")

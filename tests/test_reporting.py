@@ -156,6 +156,14 @@ def test_readme_lists_every_dataset():
     assert "## synthetic-java\n\nTables." in text
     assert "## synthetic-python\n\n_Not built yet: run `dvc repro report@synthetic-python`._" in text
     assert "paper" in text and "not comparable" in text
+    assert "CPU study" not in text
+
+
+def test_readme_ends_with_the_committed_study():
+    study = "## CPU study\n\nn = 300 pairs.\n"
+    text = readme({"synthetic-java": "## synthetic-java\n\nTables.\n"}, "run it", study)
+    assert text.index("## synthetic-java") < text.index("## CPU study")
+    assert text.endswith(study)
 
 
 def _report_stage():

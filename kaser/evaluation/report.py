@@ -370,8 +370,9 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
     return "\n\n".join(parts) + "\n"
 
 
-def readme(sections: Mapping[str, str | None], producer: str) -> str:
-    """reports/README.md: a short guide, then each dataset's section (or where it comes from)."""
+def readme(sections: Mapping[str, str | None], producer: str, study: str | None = None) -> str:
+    """reports/README.md: a short guide, then each dataset's section (or where it comes from),
+    then `study` (reports/cpu-study/README.md, the committed results of `make study`) if given."""
     head = [
         "# KASER results",
         "Written by the report stage (`python stages/report.py`, run by `dvc repro`); do not edit "
@@ -387,6 +388,8 @@ def readme(sections: Mapping[str, str | None], producer: str) -> str:
     ]
     body = [text if text else f"## {name}\n\n_Not built yet: {producer.format(dataset=name)}._\n"
             for name, text in sections.items()]
+    if study:
+        body.append(study)
     return "\n\n".join(head) + "\n\n" + "\n".join(body)
 
 
