@@ -28,8 +28,8 @@ repro: $(STAMP)
 
 # The CPU study (README.md "CPU study", issue 11): synthetic Python, one training run holding out
 # problem fold 0 (6 unseen problems), Student SFT on 1,000 pairs, GRPO 50 steps (100 pairs / 2 per
-# step), KASER and Student SFT sampled on 300 test pairs; about 2.7 h on 2 idle cores. The Java
-# stages are not targets: they stay as the default run left them.
+# step), KASER and Student SFT sampled on 300 test pairs; 1 h 46 min on 2 cores (2026-12-01, on
+# a shared machine). The Java stages are not targets: they stay as the default run left them.
 STUDY_SET := -S 'model.splits=[problem]' -S 'model.folds=[0]' \
 	-S sft.max_pairs=1000 -S grpo.max_pairs=100 -S generate.max_pairs=300 \
 	-S 'evaluate.methods=[kaser,student_sft]' -S 'baselines.methods=[student_sft]' \
