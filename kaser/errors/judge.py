@@ -87,7 +87,9 @@ class StaticJudge:
         self._found: OrderedDict[tuple[str, str], _Diagnosis] = OrderedDict()
         self._cache_size = cache_size
 
-    def _spec(self, problem_id: str):
+    def test_plan(self, problem_id: str):
+        """The problem's test plan (its tests, or reference answers on generated inputs), built
+        on first use and kept for the judge's lifetime."""
         from kaser.errors.static_annotator import problem_specs
         if problem_id not in self._specs:
             if problem_id not in self._problems:
@@ -99,7 +101,7 @@ class StaticJudge:
 
     def _diagnose(self, problem_id: str, codes: list[str]) -> dict[tuple[str, str], _Diagnosis]:
         from kaser.errors.static_annotator import annotate_programs
-        [found] = annotate_programs([self._spec(problem_id)], [codes], self._settings)
+        [found] = annotate_programs([self.test_plan(problem_id)], [codes], self._settings)
         fresh = {(problem_id, code): _Diagnosis(
                      frozenset(self._cluster_of.get((e.category, e.label), e.label) for e in errors),
                      not any(e.category == "Syntax" for e in errors))
