@@ -14,7 +14,8 @@ pytest.importorskip("ctranslate2")
 from tiny_lm import tiny_model_folder  # noqa: E402
 
 from kaser.predictor.base_model import load_model, load_tokenizer  # noqa: E402
-from kaser.predictor.ct2_backend import convert, decoding_options, sample  # noqa: E402
+from kaser import InputError  # noqa: E402
+from kaser.predictor.ct2_backend import convert, decoding_options, sample, seeded_generators  # noqa: E402
 from kaser.predictor.sampling import GenerateParams, generate_batched, sample_completions  # noqa: E402
 
 PARAMS = GenerateParams(backend="ctranslate2", k=3, temperature=0.7, top_k=40, top_p=1.0,
@@ -46,10 +47,16 @@ def adapter(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def converted(tmp_path_factory):
-    import ctranslate2
+def model_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("ct2") / "model"
     tokenizer, end = convert(tiny_model_folder(), None, out)
+    return out, tokenizer, end
+
+
+@pytest.fixture(scope="module")
+def converted(model_dir):
+    import ctranslate2
+    out, tokenizer, end = model_dir
     return ctranslate2.Generator(str(out), device="cpu", compute_type="float32"), tokenizer, end
 
 
@@ -139,3 +146,32 @@ def test_a_completion_cut_by_the_budget_is_marked_truncated(converted, prompts):
         assert truncated and len(tokenizer(text, add_special_tokens=False)["input_ids"]) <= 3
     marked = sample_completions(tiny_model_folder(), None, prompts, params)
     assert all(c.truncated is True for own in marked for c in own)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_workers_give_the_same_samples_every_run(model_dir, prompts, workers):
+    out, tokenizer, end = model_dir
+    params = replace(PARAMS, batch_size=1, workers=workers)
+
+    def run():
+        return sample(seeded_generators(out, tokenizer, workers, params.seed), tokenizer, end,
+                      prompts * 2, params)
+    first = run()
+    assert first == run() == run()
+    assert [len(own) for own in first] == [3] * 6
+
+
+def test_each_worker_has_its_own_random_stream(model_dir, prompts):
+    """One prompt in two calls, dealt to two workers: seeds 0 and 1 give other samples (one seed
+    for both would give the same ones)."""
+    out, tokenizer, end = model_dir
+    params = replace(PARAMS, batch_size=1, workers=2)
+    own = sample(seeded_generators(out, tokenizer, 2, 0), tokenizer, end, prompts[:1] * 2, params)
+    assert own[0] != own[1]
+    assert sample(seeded_generators(out, tokenizer, 2, 1), tokenizer, end, prompts[:1] * 2, params) != own
+
+
+def test_no_workers_is_refused(model_dir):
+    out, tokenizer, _ = model_dir
+    with pytest.raises(InputError, match="generate.workers: must be at least 1"):
+        seeded_generators(out, tokenizer, 0, 0)

@@ -116,6 +116,7 @@ class GenerateParams:
     budget_percentile: float = 99.0    # with auto: percentile of the first submissions' token counts
     budget_cap: int = 1024             # with auto: never more new tokens than this
     batch_size: int = 8
+    workers: int = 2                   # ctranslate2: generators decoding at the same time
     max_pairs: int | None = None
     seed: int = 0
 
