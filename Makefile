@@ -30,12 +30,12 @@ repro: $(STAMP)
 # problem fold 0 (6 unseen problems), Student SFT on 1,000 pairs, GRPO 50 steps (100 pairs / 2 per
 # step), KASER and Student SFT sampled on 300 test pairs; 1 h 46 min on 2 cores (2026-12-01, on
 # a shared machine). The Java stages are not targets: they stay as the default run left them.
-# It ran before the default's SFT learning rate became 1e-3 and sampling got two workers: the
-# last two settings keep its values.
+# It ran before the default's SFT learning rate became 1e-3 (the last setting keeps its value)
+# and before sampling changed how it draws (README "CPU study").
 STUDY_SET := -S 'model.splits=[problem]' -S 'model.folds=[0]' \
 	-S sft.max_pairs=1000 -S grpo.max_pairs=100 -S generate.max_pairs=300 \
 	-S 'evaluate.methods=[kaser,student_sft]' -S 'baselines.methods=[student_sft]' \
-	-S evaluate.max_codes_per_problem=50 -S sft.learning_rate=2.0e-4 -S generate.workers=1
+	-S evaluate.max_codes_per_problem=50 -S sft.learning_rate=2.0e-4
 
 study: $(STAMP)
 	date -u +"study start %FT%TZ"

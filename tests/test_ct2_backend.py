@@ -128,6 +128,16 @@ def test_repetition_penalty_is_applied(converted, prompts):
     assert any(len(set(ids)) < len(ids) for ids in rewarded)
 
 
+def test_sample_penalises_the_completion_only(converted, prompts):
+    """`sample` hands all but a prompt's last token over as the static prompt: the samples are
+    still greedy decoding of the whole prompt with the penalty on the completion alone."""
+    generator, tokenizer, end = converted
+    params = replace(PARAMS, temperature=0, k=2, repetition_penalty=0.2, max_new_tokens=12)
+    for prompt, own in zip(prompts, sample(generator, tokenizer, end, prompts, params)):
+        assert own[0] == own[1]
+        assert own[0][0] == tokenizer.decode(_greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
+
+
 def test_sample_maps_batches_back_to_prompts(converted, prompts):
     generator, tokenizer, end = converted
     params = replace(PARAMS, temperature=0, k=2, batch_size=2, repetition_penalty=0.2)

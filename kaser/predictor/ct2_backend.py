@@ -6,12 +6,12 @@ The base model with its LoRA adapter merged into the weights (peft `merge_and_un
 to a CTranslate2 model in a temporary folder (a few seconds for the 135M model) and sampled with
 the same prompt texts, tokens and decoding settings as the transformers backend: temperature,
 top_k, top_p, repetition penalty, max new tokens, the model's end tokens; temperature 0 is greedy.
-Each prompt is decoded once with `num_hypotheses=K` (K independent samples from one pass over the
-prompt: 0.7 s instead of 3.5 s for a 600-token prompt on 2 cores, which the history baselines'
-prompts are). Prompts of one token count share a call, and the calls are dealt in turn to
-`generate.workers` generators decoding at the same time, one thread each on two cores
-(`seeded_generators`; 1.44x the tokens/s of one generator on both threads, 12 Java student
-prompts x 5 samples on 2 idle cores, 2026-12-01); worker w's random numbers start from `seed + w`.
+Each prompt is one call: K copies of its last token decoded as a batch over the rest of the
+prompt, passed as CTranslate2's `static_prompt` (the prompt runs through the model once; see
+`sample` for why not `num_hypotheses=K`). The calls are dealt in turn to `generate.workers`
+generators decoding at the same time, one thread each on two cores (`seeded_generators`; 1.44x
+the tokens/s of one generator on both threads, 12 Java student prompts x 5 samples on 2 idle
+cores, 2026-12-01); worker w's random numbers start from `seed + w`.
 CTranslate2 float32 sampled SmolLM2-135M 1.7x faster than transformers' `generate` on an idle
 2-core AVX2 CPU (117 vs 68 tokens/s, issue 11) and 2.2x on a loaded 2-core machine
 (benchmarks/generate_speed.py, which prints the figure of the machine it runs on).
@@ -23,7 +23,7 @@ Departures from the transformers backend, and why:
    the tokens CTranslate2's decoding loop has seen: the completion so far, not the prompt as in
    transformers (tests/test_ct2_backend.py checks this against greedy decoding written out). Feeding
    the whole prompt through that loop (`include_prompt_in_result`) would cost a step per prompt
-   token; so prompts share a call only with prompts of the same token count (see `sample`).
+   token; so prompts never share a call (see `sample`).
 3. Runs in float32 whatever `dtype` says ("auto" is float32 on CPU too); int8 was slower on an
    AVX2-only CPU (68 vs 117 tokens/s, issue 11).
 """
@@ -65,7 +65,7 @@ def seeded_generators(model_dir, tokenizer, workers: int, seed: int) -> list:
     first time that thread samples. So each generator but the last samples one token before the
     global seed moves on to the next one's; which samples a prompt gets then does not depend on
     thread timing. A generator, once seeded, keeps its stream: make new ones to seed again. One
-    worker runs as before workers existed (no probe token, CTranslate2's default thread count).
+    worker needs no probe token and keeps CTranslate2's default thread count.
     """
     import os
 
@@ -127,42 +127,36 @@ def decoding_options(params, end_tokens: list[int]) -> dict:
 
 def sample(generators, tokenizer, end_tokens: list[int], prompts: list[str], params,
            desc: str = "sampling (ctranslate2)") -> list[list[tuple[str, bool]]]:
-    """K (completion, truncated) per prompt: up to `params.batch_size` prompts of the same token
-    count a call, K samples of each (`num_hypotheses`). A completion is truncated when it took all
-    `max_new_tokens` steps without an end token (CTranslate2 leaves the end token out of the
-    sequence).
+    """K (completion, truncated) per prompt, one call per prompt. A completion is truncated when it
+    took all `max_new_tokens` steps without an end token (CTranslate2 leaves the end token out of
+    the sequence).
 
-    Only prompts of one length share a call: CTranslate2 feeds the tail of a longer prompt through
-    its decoding loop, where the repetition penalty would count it, so a prompt's samples would
-    depend on its batch mates. Such calls hold few sequences (K for most prompts), where one
-    decoding thread leaves most of a second core idle; so the calls are dealt in turn to the
-    `generators` (a list from `seeded_generators`, or one generator), which decode at the same
-    time, each its own share in order.
+    A call decodes K copies of the prompt's last token as one batch over the rest of the prompt,
+    given as CTranslate2's `static_prompt`: the prompt goes through the model once, and its state
+    is shared by the K sequences. That is what `num_hypotheses=K` does too, but its decoding steps
+    grow slower with the prompt's length (700-token prompt, 5 x 150 tokens, one thread: 42 s vs
+    27 s this way; 322 tokens: 17.7 vs 17.1 s). Prompts never share a call: CTranslate2 feeds the
+    tail of a longer prompt through its decoding loop, where the repetition penalty would count it,
+    so a prompt's samples would depend on its batch mates. Calls of K sequences leave most of a
+    second core idle to one decoding thread; so the calls are dealt in turn to the `generators` (a
+    list from `seeded_generators`, or one generator), which decode at the same time, each its own
+    share in order.
     """
     if not isinstance(generators, (list, tuple)):
         generators = [generators]
     samples = params.k if params.temperature != 0 else 1      # greedy: one decode, copied K times
-    options = {**decoding_options(params, end_tokens), "num_hypotheses": samples}
+    options = decoding_options(params, end_tokens)
     tokens = [tokenizer.convert_ids_to_tokens(tokenizer(prompt, add_special_tokens=False)["input_ids"])
               for prompt in prompts]
-    by_length: dict[int, list[int]] = {}
-    for i in sorted(range(len(prompts)), key=lambda i: len(tokens[i])):
-        by_length.setdefault(len(tokens[i]), []).append(i)
-    batches = [same[start:start + params.batch_size] for same in by_length.values()
-               for start in range(0, len(same), params.batch_size)]
-    pending = [generators[j % len(generators)].generate_batch(
-                   [tokens[i] for i in batch], asynchronous=True, **options)
-               for j, batch in enumerate(batches)]
-    results: list[list[tuple[str, bool]]] = [[] for _ in prompts]
-    with tqdm(total=len(prompts), desc=desc, unit="prompt") as bar:
-        for batch, outputs in zip(batches, pending):
-            for i, output in zip(batch, outputs):
-                output = output.result()
-                own = [(tokenizer.decode(ids, skip_special_tokens=True),
-                        len(ids) >= params.max_new_tokens and (not ids or ids[-1] not in end_tokens))
-                       for ids in output.sequences_ids]
-                if len(own) != samples:
-                    raise RuntimeError(f"CTranslate2 returned {len(own)} samples, not {samples}")
-                results[i] = own * params.k if samples == 1 else own
-            bar.update(len(batch))
+    if any(not own for own in tokens):
+        raise InputError("an empty prompt cannot be sampled")
+    pending = [generators[i % len(generators)].generate_batch(
+                   [own[-1:]] * samples, static_prompt=own[:-1] or None, asynchronous=True, **options)
+               for i, own in enumerate(tokens)]
+    results: list[list[tuple[str, bool]]] = []
+    for outputs in tqdm(pending, desc=desc, unit="prompt"):
+        own = [(tokenizer.decode(ids, skip_special_tokens=True),
+                len(ids) >= params.max_new_tokens and (not ids or ids[-1] not in end_tokens))
+               for ids in (output.result().sequences_ids[0] for output in outputs)]
+        results.append(own * params.k if samples == 1 else own)
     return results
