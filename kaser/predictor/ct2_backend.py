@@ -13,8 +13,10 @@ generators decoding at the same time, one thread each on two cores (`seeded_gene
 the tokens/s of one generator on both threads, 12 Java student prompts x 5 samples on 2 idle
 cores, 2026-12-01); worker w's random numbers start from `seed + w`.
 CTranslate2 float32 sampled SmolLM2-135M 1.7x faster than transformers' `generate` on an idle
-2-core AVX2 CPU (117 vs 68 tokens/s, issue 11) and 2.2x on a loaded 2-core machine
-(benchmarks/generate_speed.py, which prints the figure of the machine it runs on).
+2-core AVX2 CPU (117 vs 68 tokens/s, issue 11) and 2.2x on a loaded 2-core machine, but 0.67x
+on this project's idle 2-core AVX-512 machine (85 vs 127 tokens/s, 2026-12-01, conversion
+included), where torch's batched generate (8 prompts x 5 samples, left-padded) is fast
+(benchmarks/generate_speed.py prints the figure of the machine it runs on).
 
 Departures from the transformers backend, and why:
 1. Other random numbers: the same seed gives other samples than torch's sampler (and, as there,
@@ -133,7 +135,8 @@ def sample(generators, tokenizer, end_tokens: list[int], prompts: list[str], par
 
     A call decodes K copies of the prompt's last token as one batch over the rest of the prompt,
     given as CTranslate2's `static_prompt`: the prompt goes through the model once, and its state
-    is shared by the K sequences. That is what `num_hypotheses=K` does too, but its decoding steps
+    is shared by the K sequences (and not kept afterwards: CTranslate2 would otherwise hold every
+    prompt's state for the generator's lifetime, gigabytes for a few hundred prompts). That is what `num_hypotheses=K` does too, but its decoding steps
     grow slower with the prompt's length (700-token prompt, 5 x 150 tokens, one thread: 42 s vs
     27 s this way; 322 tokens: 17.7 vs 17.1 s). Prompts never share a call: CTranslate2 feeds the
     tail of a longer prompt through its decoding loop, where the repetition penalty would count it,
@@ -151,7 +154,8 @@ def sample(generators, tokenizer, end_tokens: list[int], prompts: list[str], par
     if any(not own for own in tokens):
         raise InputError("an empty prompt cannot be sampled")
     pending = [generators[i % len(generators)].generate_batch(
-                   [own[-1:]] * samples, static_prompt=own[:-1] or None, asynchronous=True, **options)
+                   [own[-1:]] * samples, static_prompt=own[:-1] or None, cache_static_prompt=False,
+                   asynchronous=True, **options)
                for i, own in enumerate(tokens)]
     results: list[list[tuple[str, bool]]] = []
     for outputs in tqdm(pending, desc=desc, unit="prompt"):
