@@ -161,7 +161,7 @@ def test_a_completion_cut_by_the_budget_is_marked_truncated(converted, prompts):
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_workers_give_the_same_samples_every_run(model_dir, prompts, workers):
     out, tokenizer, end = model_dir
-    params = replace(PARAMS, batch_size=1, workers=workers)
+    params = replace(PARAMS, workers=workers)
 
     def run():
         return sample(seeded_generators(out, tokenizer, workers, params.seed), tokenizer, end,
@@ -172,10 +172,10 @@ def test_workers_give_the_same_samples_every_run(model_dir, prompts, workers):
 
 
 def test_each_worker_has_its_own_random_stream(model_dir, prompts):
-    """One prompt in two calls, dealt to two workers: seeds 0 and 1 give other samples (one seed
-    for both would give the same ones)."""
+    """One prompt twice, one call each, dealt to two workers: seeds 0 and 1 give other samples
+    (one seed for both would give the same ones)."""
     out, tokenizer, end = model_dir
-    params = replace(PARAMS, batch_size=1, workers=2)
+    params = replace(PARAMS, workers=2)
     own = sample(seeded_generators(out, tokenizer, 2, 0), tokenizer, end, prompts[:1] * 2, params)
     assert own[0] != own[1]
     assert sample(seeded_generators(out, tokenizer, 2, 1), tokenizer, end, prompts[:1] * 2, params) != own
