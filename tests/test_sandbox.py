@@ -92,7 +92,7 @@ def test_python_loop_that_swallows_the_timeout_is_killed():
 
 
 def test_python_that_ignores_the_timer_is_killed_by_the_watchdog():
-    code = "import signal\ndef add(a, b):\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n"
+    code = "import signal\ndef add(a, b):\n    signal.signal(signal.SIGPROF, signal.SIG_IGN)\n    while True:\n        pass\n"
     result = run_beside("python", code, tests=TESTS[:1], limits=Limits(case_timeout_s=0.5))
     assert result.cases[0].status == "timeout" and "killed" in result.cases[0].detail
 
@@ -364,6 +364,29 @@ def test_stop_after_timeout_when_the_watchdog_kills_the_worker():
     assert [c.status for c in result.cases] == ["pass", "timeout", "timeout", "timeout"]
     assert result.cases[3] == sandbox.SKIPPED
 
+
+
+# ---------------------------------------------------------------- CPU time, not wall-clock time
+
+WAITS = {"python": "import time\ndef add(a, b):\n    time.sleep({s})\n    return a + b\n",
+         "java": "public int add(int a, int b) {{\n    try {{ Thread.sleep({ms}); }} catch (InterruptedException e) {{ }}\n"
+                 "    return a + b;\n}}"}
+
+
+@pytest.mark.parametrize("language", ["python", pytest.param("java", marks=[pytest.mark.java, needs_jdk])])
+def test_time_off_the_cpu_is_not_a_timeout(language):
+    """A case's limit is CPU time: 0.4 s asleep (as a starved program on a busy machine) is no hang."""
+    result = run_beside(language, WAITS[language].format(s=0.4, ms=400), limits=Limits(case_timeout_s=0.2))
+    assert [c.status for c in result.cases] == ["pass", "pass"]
+
+
+@pytest.mark.parametrize("language", ["python", pytest.param("java", marks=[pytest.mark.java, needs_jdk])])
+def test_a_case_that_waits_for_ever_is_stopped_by_the_wall_clock(language):
+    limits = Limits(case_timeout_s=0.2)   # backstop: 2 x 0.2 + 2 s of wall-clock time per case
+    start = time.monotonic()
+    result = run_beside(language, WAITS[language].format(s=60, ms=60_000), tests=TESTS[:1], limits=limits)
+    assert [c.status for c in result.cases] == ["timeout"]
+    assert time.monotonic() - start < 15
 
 @pytest.mark.java
 @needs_jdk

@@ -14,24 +14,25 @@ HARNESS_SOURCE is compiled once per process (kaser.code.sandbox does it) and run
     program <index> <class> <entry method>   (one per compiled program, in order)
     test <JSON array of arguments>           (the cases of the program above it)
 
-and the harness prints JSON lines like kaser/code/python_worker.py does ("ready", one line per case,
-"restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program gets
-its own class loader (so static state dies with it) and an empty working folder; cases run one
-at a time on a case thread with a time limit, which is stopped and replaced when a case runs out
-of time (and with stop_after_timeout 1 the program's later cases are not run: the supervisor
-marks them). Several students share a JVM, so what keeps one from the harness and the others is
-the SecurityManager (JDK 17-23, `-Djava.security.manager=allow`) with a policy: every class but a
-student's holds all permissions, a student's classes may only read and write in the working
-folder and read system properties, and the standard access check (every frame on the stack, and
-the context a thread or proxy inherited from the code that made it) applies it, so a student's
-own threads, proxies (java.beans.EventHandler) and callbacks hold no more than the student.
-Refused: System.exit (reported as status "exit"), processes, sockets, reading or listing files
-outside the working folder (paths normalized first: /./proc is /proc), class loaders (so no
-reflection on KaserHarness), setAccessible, replacing System.out, the environment, changing
-system properties or locale, and touching threads outside the case threads' group. Tested by
-tests/sandbox_attacks.py. On JDK 24+, where the SecurityManager no longer exists, the harness
-says so ("guarded": false) and only the namespace jail applies: programs of one JVM could then
-reach each other's verdicts, which is why the sandbox warns.
+and the harness prints JSON lines like kaser/code/python_worker.py does ("ready", one line per
+case, "restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program
+gets its own class loader (so static state dies with it) and an empty working folder; cases run one
+at a time on a case thread with a limit on its CPU time (wall-clock time only as a backstop, for a
+case that waits), which is stopped and replaced when a case runs out of time (and with
+stop_after_timeout 1 the program's later cases are not run: the supervisor marks them). Several
+students share a JVM, so what keeps one from the harness and the others is the SecurityManager (JDK
+17-23, `-Djava.security.manager=allow`) with a policy: every class but a student's holds all
+permissions, a student's classes may only read and write in the working folder and read system
+properties, and the standard access check (every frame on the stack, and the context a thread or
+proxy inherited from the code that made it) applies it, so a student's own threads, proxies
+(java.beans.EventHandler) and callbacks hold no more than the student. Refused: System.exit
+(reported as status "exit"), processes, sockets, reading or listing files outside the working
+folder (paths normalized first: /./proc is /proc), class loaders (so no reflection on
+KaserHarness), setAccessible, replacing System.out, the environment, changing system properties or
+locale, and touching threads outside the case threads' group. Tested by tests/sandbox_attacks.py.
+On JDK 24+, where the SecurityManager no longer exists, the harness says so ("guarded": false) and
+only the namespace jail applies: programs of one JVM could then reach each other's verdicts, which
+is why the sandbox warns.
 """
 
 from __future__ import annotations
@@ -172,12 +173,20 @@ public final class KaserHarness {
 
     /** The thread that runs the cases, kept until a case has to be stopped. */
     static final class Runner {
+        // CPU time of the case thread; -1 where the JVM cannot measure it (then wall-clock time)
+        static final java.lang.management.ThreadMXBean CPU =
+            java.lang.management.ManagementFactory.getThreadMXBean();
         final ThreadGroup group = new ThreadGroup("kaser-cases");
         final SynchronousQueue<Runnable> work = new SynchronousQueue<>();
         long stackBytes;
         Thread thread;
 
-        /** Runs body on the case thread; false when it ran out of time (the thread is then stopped). */
+        /**
+         * Runs body on the case thread; false when it ran out of time (the thread is then stopped).
+         * The limit is the case thread's CPU time, so a case that a busy machine keeps off the CPU
+         * is not a hang; a case that waits without using the CPU (sleep, a lock) is stopped after
+         * 2 x the limit + 2 s of wall-clock time.
+         */
         boolean run(Runnable body, long timeoutMs) throws InterruptedException {
             if (thread == null) {
                 thread = new Thread(group, () -> {
@@ -191,7 +200,14 @@ public final class KaserHarness {
             }
             CountDownLatch done = new CountDownLatch(1);
             work.put(() -> { try { body.run(); } finally { done.countDown(); } });
-            if (done.await(timeoutMs, TimeUnit.MILLISECONDS)) return true;
+            long started = System.nanoTime(), cpuStart = CPU.getThreadCpuTime(thread.getId());
+            long limit = timeoutMs * 1_000_000L, backstop = 2 * limit + 2_000_000_000L;
+            while (!done.await(Math.max(1, Math.min(10, timeoutMs)), TimeUnit.MILLISECONDS)) {
+                long wall = System.nanoTime() - started;  // the thread serves every case
+                long cpu = cpuStart < 0 ? wall : CPU.getThreadCpuTime(thread.getId()) - cpuStart;
+                if (cpu > limit || wall > backstop) break;
+            }
+            if (done.getCount() == 0) return true;
             // A stopped thread dies at its next safepoint, within milliseconds, or (a tight loop
             // that never polls) not at all: waiting longer than this only delays the restart.
             try { thread.stop(); } catch (UnsupportedOperationException e) { }

@@ -17,17 +17,20 @@ tell which case was running if the process dies):
     {"p": 3, "c": 0, "status": "returned"|"exception"|"timeout"|"memory"|"exit", ...}
     {"end": true}
 
-The worker itself never runs student code. Warm after its imports, it forks one process per
-program (again after a death, to go on with the program's next case). That process gets a pipe of
-its own as fd 3 and nothing else: the worker's result stream, the job and every other descriptor
-are closed before student code runs, and the worker is not dumpable, so no child can ptrace it or
-read its memory. The worker passes on only a child's record for the step its program is on (its
-compile result, its load, its next case), under the program's own index, so a program can forge
-only its own verdict. A child without a new record for `timeout` + max(1, timeout / 2) seconds is
-killed and its step gets "timeout", whatever it writes. After each program the worker (pid 1 of
-its jail's pid namespace, kaser/code/namespaces.py) kills every process left in the namespace and
-empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm), so the next program
-finds nothing of it; unjailed, it deletes the program's own working folder (work/p<index>).
+The worker itself never runs student code. Warm after its imports, it forks one process per program
+(again after a death, to go on with the program's next case). That process gets a pipe of its own
+as fd 3 and nothing else: the worker's result stream, the job and every other descriptor are closed
+before student code runs, and the worker is not dumpable, so no child can ptrace it or read its
+memory. The worker passes on only a child's record for the step its program is on (its compile
+result, its load, its next case), under the program's own index, so a program can forge only its
+own verdict. A step's `timeout` is CPU time (an interval timer on the child's user + system time),
+so a program that a busy machine keeps off the CPU is not taken for a hang; a child without a new
+record for 2 x `timeout` + 2 seconds of wall-clock time (one that waits: a sleep, a swallowed
+timeout) is killed and its step gets "timeout", whatever it writes. After each program the worker
+(pid 1 of its jail's pid namespace, kaser/code/namespaces.py) kills every process left in the
+namespace and empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm), so the
+next program finds nothing of it; unjailed, it deletes the program's own working folder
+(work/p<index>).
 
 Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
@@ -51,7 +54,8 @@ _MAX_RECURSION = 20_000
 
 
 class CaseTimeout(BaseException):
-    """Raised in student code by the interval timer; a BaseException so `except Exception` misses it."""
+    """Raised in student code by the CPU-time timer; a BaseException, so `except Exception` misses
+    it."""
 
 
 def _on_alarm(signum, frame):
@@ -62,7 +66,7 @@ def _on_alarm(signum, frame):
 def _disarm():
     global _armed
     _armed = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 class _CappedText:
@@ -162,11 +166,11 @@ def _outcome(kind, value, output_chars):
 
 
 def _call(function, args, seconds):
-    """Run function(*args) under the interval timer; ('returned', value) or ('raised', error)."""
+    """Run function(*args) with `seconds` of CPU time; ('returned', value) or ('raised', error)."""
     global _armed
     _armed = True
-    # The timer repeats every 50 ms so student code that swallows one CaseTimeout gets another.
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    # The timer repeats every 50 ms of CPU time, so code that swallows one CaseTimeout gets another.
+    signal.setitimer(signal.ITIMER_PROF, seconds, 0.05)
     try:
         return "returned", function(*args)
     except BaseException as error:
@@ -297,7 +301,7 @@ def _run_forked(emit, job, spec, work):
     """
     import select
     index, code, entry, tests = spec
-    limit = job["timeout"] + max(1.0, job["timeout"] / 2)
+    limit = 2 * job["timeout"] + 2.0   # wall-clock backstop; a step's own limit is CPU time (_call)
     step, first_case = "compile", job["first_case"] if job.get("first_program") == index else 0
     pid_one = os.getpid() == 1
     while step is not None:
@@ -401,7 +405,7 @@ def main():
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     sys.stdin = open(os.devnull)
-    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGPROF, _on_alarm)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails instead of killing us
     _not_dumpable()
 

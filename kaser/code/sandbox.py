@@ -53,7 +53,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Limits:
-    case_timeout_s: float = 2.0     # one test case (and a Python module's top level); then "timeout"
+    case_timeout_s: float = 2.0     # CPU seconds of one test case (and a Python module's top level); then "timeout"
+                                    # (one that waits is stopped after 2 x this + 2 s of wall-clock time)
     memory_mb: int = 256            # Python: address space of a worker; Java: heap (-Xmx)
     java_stack_mb: int = 16         # stack of the thread that runs Java cases
     processes: int = 128            # processes + threads for one batch (Java needs ~30 itself)
