@@ -133,23 +133,23 @@ def test_sample_penalises_the_completion_only(converted, prompts):
     still greedy decoding of the whole prompt with the penalty on the completion alone."""
     generator, tokenizer, end = converted
     params = replace(PARAMS, temperature=0, k=2, repetition_penalty=0.2, max_new_tokens=12)
-    for prompt, own in zip(prompts, sample(generator, tokenizer, end, prompts, params)):
+    for prompt, own in zip(prompts, sample([generator], tokenizer, end, prompts, params)):
         assert own[0] == own[1]
         assert own[0][0] == tokenizer.decode(_greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
 
 
 def test_sample_maps_batches_back_to_prompts(converted, prompts):
     generator, tokenizer, end = converted
-    params = replace(PARAMS, temperature=0, k=2, batch_size=2, repetition_penalty=0.2)
-    together = sample(generator, tokenizer, end, prompts + prompts[:1], params)[:len(prompts)]
-    alone = [sample(generator, tokenizer, end, [p], params)[0] for p in prompts]
+    params = replace(PARAMS, temperature=0, k=2, repetition_penalty=0.2)
+    together = sample([generator], tokenizer, end, prompts + prompts[:1], params)[:len(prompts)]
+    alone = [sample([generator], tokenizer, end, [p], params)[0] for p in prompts]
     assert together == alone
 
 
 def test_a_completion_cut_by_the_budget_is_marked_truncated(converted, prompts):
     generator, tokenizer, end = converted
     params = replace(PARAMS, temperature=0, k=1, max_new_tokens=3)
-    results = sample(generator, tokenizer, end, prompts, params)
+    results = sample([generator], tokenizer, end, prompts, params)
     for own in results:
         (text, truncated), = own
         # three steps and no end token: the random tiny model never stops that soon

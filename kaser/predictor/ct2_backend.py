@@ -15,8 +15,10 @@ cores, 2026-12-01); worker w's random numbers start from `seed + w`.
 CTranslate2 float32 sampled SmolLM2-135M 1.7x faster than transformers' `generate` on an idle
 2-core AVX2 CPU (117 vs 68 tokens/s, issue 11) and 2.2x on a loaded 2-core machine, but 0.67x
 on this project's idle 2-core AVX-512 machine (85 vs 127 tokens/s, 2026-12-01, conversion
-included), where torch's batched generate (8 prompts x 5 samples, left-padded) is fast
-(benchmarks/generate_speed.py prints the figure of the machine it runs on).
+included), where torch's batched generate (8 prompts x 5 samples, left-padded) is fast; held to
+AVX2 there (CT2_FORCE_CPU_ISA=AVX2, ATEN_CPU_CAPABILITY=avx2, MKL_ENABLE_INSTRUCTIONS=AVX2) both
+slow down and the ratio stays 0.67x (69 vs 103 tokens/s), so the ISA alone does not explain it.
+benchmarks/generate_speed.py prints the figure of the machine it runs on.
 
 Departures from the transformers backend, and why:
 1. Other random numbers: the same seed gives other samples than torch's sampler (and, as there,
@@ -67,7 +69,8 @@ def seeded_generators(model_dir, tokenizer, workers: int, seed: int) -> list:
     first time that thread samples. So each generator but the last samples one token before the
     global seed moves on to the next one's; which samples a prompt gets then does not depend on
     thread timing. A generator, once seeded, keeps its stream: make new ones to seed again. One
-    worker needs no probe token and keeps CTranslate2's default thread count.
+    worker needs no probe token and keeps CTranslate2's default thread count. Their queues have no
+    bound (`max_queued_batches=-1`): `sample` submits every prompt before it waits for the first.
     """
     import os
 
@@ -82,7 +85,7 @@ def seeded_generators(model_dir, tokenizer, workers: int, seed: int) -> list:
     for w in range(workers):
         ctranslate2.set_random_seed(seed + w)
         generators.append(ctranslate2.Generator(str(model_dir), device="cpu", compute_type="float32",
-                                                intra_threads=threads))
+                                                intra_threads=threads, max_queued_batches=-1))
         if w < workers - 1:
             generators[-1].generate_batch(probe, max_length=1, sampling_topk=2,
                                           include_prompt_in_result=False)
@@ -127,7 +130,7 @@ def decoding_options(params, end_tokens: list[int]) -> dict:
             "sampling_topp": params.top_p, "sampling_temperature": params.temperature}
 
 
-def sample(generators, tokenizer, end_tokens: list[int], prompts: list[str], params,
+def sample(generators: list, tokenizer, end_tokens: list[int], prompts: list[str], params,
            desc: str = "sampling (ctranslate2)") -> list[list[tuple[str, bool]]]:
     """K (completion, truncated) per prompt, one call per prompt. A completion is truncated when it
     took all `max_new_tokens` steps without an end token (CTranslate2 leaves the end token out of
@@ -135,18 +138,17 @@ def sample(generators, tokenizer, end_tokens: list[int], prompts: list[str], par
 
     A call decodes K copies of the prompt's last token as one batch over the rest of the prompt,
     given as CTranslate2's `static_prompt`: the prompt goes through the model once, and its state
-    is shared by the K sequences (and not kept afterwards: CTranslate2 would otherwise hold every
-    prompt's state for the generator's lifetime, gigabytes for a few hundred prompts). That is what `num_hypotheses=K` does too, but its decoding steps
-    grow slower with the prompt's length (700-token prompt, 5 x 150 tokens, one thread: 42 s vs
-    27 s this way; 322 tokens: 17.7 vs 17.1 s). Prompts never share a call: CTranslate2 feeds the
-    tail of a longer prompt through its decoding loop, where the repetition penalty would count it,
-    so a prompt's samples would depend on its batch mates. Calls of K sequences leave most of a
-    second core idle to one decoding thread; so the calls are dealt in turn to the `generators` (a
-    list from `seeded_generators`, or one generator), which decode at the same time, each its own
-    share in order.
+    is shared by the K sequences and then dropped (kept, as CTranslate2 does by default, every
+    prompt's state would stay for the generator's lifetime: gigabytes for a few hundred prompts).
+    `num_hypotheses=K` does the same, but its decoding steps grow slower with the prompt's length
+    (700-token prompt, 5 x 150 tokens, one thread: 42 s vs 27 s this way; 322 tokens: 17.7 vs
+    17.1 s). Prompts never share a call: CTranslate2 feeds the tail of a longer prompt through its
+    decoding loop, where the repetition penalty would count it, so a prompt's samples would depend
+    on its batch mates. Calls of K sequences leave most of a second core idle to one decoding
+    thread; so the calls are dealt in turn to the `generators` (from `seeded_generators`), which
+    decode at the same time, each its own share in order. Every call is queued at once (the
+    generators' queues have no bound), so the progress bar counts prompts as they finish.
     """
-    if not isinstance(generators, (list, tuple)):
-        generators = [generators]
     samples = params.k if params.temperature != 0 else 1      # greedy: one decode, copied K times
     options = decoding_options(params, end_tokens)
     tokens = [tokenizer.convert_ids_to_tokens(tokenizer(prompt, add_special_tokens=False)["input_ids"])
