@@ -151,6 +151,19 @@ def validate_submissions(df: pl.DataFrame, problems: pl.DataFrame,
     return df
 
 
+def read_table(path, columns: set[str], missing_hint: str) -> pl.DataFrame:
+    """A stage's parquet output with at least `columns`; a missing file or column is one
+    InputError naming it (`missing_hint` says which step writes the file)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"not found; {missing_hint}", file=path)
+    table = pl.read_parquet(path)
+    missing = set(columns) - set(table.columns)
+    if missing:
+        raise InputError(f"missing from {path.stem}", file=path, column=", ".join(sorted(missing)))
+    return table
+
+
 def read_dataset(folder) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(problems, submissions) of a dataset folder, validated."""
     tables = []

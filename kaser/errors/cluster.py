@@ -34,6 +34,7 @@ import polars as pl
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from kaser import InputError
+from kaser.data.contracts import read_table
 from kaser.taxonomy import CATEGORIES
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -177,14 +178,8 @@ def write_cluster_outputs(folder: Path, error_labels: pl.DataFrame, errors: pl.D
 
 
 def read_annotations(folder: Path) -> pl.DataFrame:
-    path = folder / "annotations.parquet"
-    if not path.exists():
-        raise InputError("not found; run `kaser annotate` (or the annotate stage) first", file=path)
-    annotations = pl.read_parquet(path)
-    missing = {"student_id", "problem_id", "errors"} - set(annotations.columns)
-    if missing:
-        raise InputError("missing from annotations", file=path, column=", ".join(sorted(missing)))
-    return annotations
+    return read_table(folder / "annotations.parquet", {"student_id", "problem_id", "errors"},
+                      "run `kaser annotate` (or the annotate stage) first")
 
 
 @contextmanager

@@ -177,17 +177,12 @@ def read_pairs(folder, split: str, fold: int, part: str) -> pl.DataFrame:
     """`student_pairs` of a dataset folder (problems, submissions, folds.json, mastery.parquet):
     the training ("train") or test ("test") pairs of the run holding out test fold `fold` of
     `split` ("student" or "problem")."""
-    from kaser.data.contracts import read_dataset, read_folds
+    from kaser.data.contracts import read_dataset, read_folds, read_table
 
     folder = Path(folder)
     problems, submissions = read_dataset(folder)
     members = fold_members(read_folds(folder / "folds.json"), split, fold, part)
-    path = folder / "mastery.parquet"
-    if not path.is_file():
-        raise InputError("not found; run the knowledge stage first", file=path)
-    mastery = pl.read_parquet(path)
-    missing = {"student_id", "problem_id", "mastery"} - set(mastery.columns)
-    if missing:
-        raise InputError("missing from mastery", file=path, column=", ".join(sorted(missing)))
+    mastery = read_table(folder / "mastery.parquet", {"student_id", "problem_id", "mastery"},
+                         "run the knowledge stage first")
     chosen = submissions.filter(pl.col(FOLD_KEYS[split][1]).is_in(members))
     return student_pairs(problems, chosen, mastery)
