@@ -365,7 +365,6 @@ def test_stop_after_timeout_when_the_watchdog_kills_the_worker():
     assert result.cases[3] == sandbox.SKIPPED
 
 
-
 # ---------------------------------------------------------------- CPU time, not wall-clock time
 
 WAITS = {"python": "import time\ndef add(a, b):\n    time.sleep({s})\n    return a + b\n",
