@@ -10,8 +10,10 @@ variants, and `make repro` builds two such datasets on 2 cores. So:
    problem's `run_tests` call then gets only programs that compile: one javac round, one JVM.
 2. Test cases get a short timeout (bank solutions take microseconds); a program that timed out is
    tried again on that case with a three times longer limit, and run again in full (default limits)
-   only if the case then finishes (a stall of a busy machine, not a hang). So hanging mutants (a loop whose
-   counter is never incremented) cost a fraction of a second, and a stall never becomes an error.
+   only if the case then finishes (slow, not hanging). So hanging mutants (a loop whose counter is
+   never incremented) cost a fraction of a second. The limits count CPU time (kaser.code.sandbox),
+   so a program that a busy machine keeps waiting is not scored as hanging; the data are the same
+   bytes on a loaded machine (tests/test_reproducible.py).
 3. Problems run two at a time (javac, the JVM and the Python workers are processes of their own).
 """
 
