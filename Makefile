@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kaser-installed
 
-.PHONY: install repro study test test-fast test-vllm bench clean-venv
+.PHONY: install repro study test test-fast test-vllm bench dvc-deps clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,12 +26,11 @@ install: $(STAMP)
 repro: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
 
-# The CPU study (README.md "CPU study", issue 11): synthetic Python, one training run holding out
-# problem fold 0 (6 unseen problems), Student SFT on 1,000 pairs, GRPO 50 steps (100 pairs / 2 per
-# step), KASER and Student SFT sampled on 300 test pairs; 1 h 46 min on 2 cores (2026-12-01, on
-# a shared machine). The Java stages are not targets: they stay as the default run left them.
-# It ran before the default's SFT learning rate became 1e-3 (the last setting keeps its value)
-# and before sampling changed how it draws (README "CPU study").
+# The CPU study (docs/experiments-and-studies.md "The CPU study"): synthetic Python, one training
+# run holding out problem fold 0 (6 unseen problems), Student SFT on 1,000 pairs, GRPO 50 steps
+# (100 pairs / 2 per step), KASER and Student SFT sampled on 300 test pairs; about 1 h 46 min on 2
+# cores. The Java stages are not targets: they stay as the default run left them. The last
+# setting keeps the SFT learning rate the committed study ran with.
 STUDY_SET := -S 'model.splits=[problem]' -S 'model.folds=[0]' \
 	-S sft.max_pairs=1000 -S grpo.max_pairs=100 -S generate.max_pairs=300 \
 	-S 'evaluate.methods=[kaser,student_sft]' -S 'baselines.methods=[student_sft]' \
@@ -68,6 +67,11 @@ $(VLLM_STAMP): pyproject.toml
 
 test-vllm: $(VLLM_STAMP)
 	VLLM_CPU_KVCACHE_SPACE=1 KASER_REQUIRE_VLLM=1 $(VLLM_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/vllm_cpu
+
+# dvc.yaml's code deps: every stage's import closure (stages/_dvc_deps.py); tests/test_pipeline.py
+# fails while they are stale, so run this after changing an import.
+dvc-deps: $(STAMP)
+	$(BIN)/python stages/_dvc_deps.py --write
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

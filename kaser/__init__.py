@@ -27,3 +27,19 @@ class InputError(ValueError):
         ) if p)
         prefix = ": ".join(str(p) for p in (file, place) if p not in (None, ""))
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+def exit_on_error(name: str, call) -> None:
+    """Run `call()` as the command `name` (the `kaser` CLI and every stage script go through
+    here): a kaser.InputError becomes one line `<name>: error: ...` on stderr and exit status 2,
+    Ctrl-C one line and status 130; nothing already written is lost (caches are append-only)."""
+    import sys
+    try:
+        call()
+    except InputError as err:
+        print(f"{name}: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted; run the same command again to resume (LLM answers received "
+              "so far are cached)", file=sys.stderr)
+        raise SystemExit(130) from None

@@ -26,10 +26,9 @@ import argparse
 import dataclasses
 import importlib
 import json
-import sys
 from pathlib import Path
 
-from kaser import InputError
+from kaser import InputError, exit_on_error
 
 # command -> "module:function"; the function takes the parsed argparse namespace.
 COMMANDS = {
@@ -114,16 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     module_name, function_name = COMMANDS[args.command].split(":")
-    try:
-        command = getattr(importlib.import_module(module_name), function_name)
-        command(args)
-    except InputError as err:
-        print(f"kaser {args.command}: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        print(f"kaser {args.command}: interrupted; run the same command again to resume "
-              "(LLM answers received so far are cached)", file=sys.stderr)
-        raise SystemExit(130) from None
+    exit_on_error(f"kaser {args.command}",
+                  lambda: getattr(importlib.import_module(module_name), function_name)(args))
 
 
 # ---------------------------------------------------------------- settings from --params
@@ -152,23 +143,23 @@ def ingest_command(args) -> None:
     """`kaser ingest progsnap2|codeworkout|falconcode ROOT --out DIR`; the openai KC backend of
     progsnap2 takes the `llm` section of --params."""
     from kaser.data.progsnap2 import ingest_command as ingest
-    from kaser.llm import LLMConfig
-    llm = section(args.params, "llm", LLMConfig) if getattr(args, "kcs", None) == "openai" else None
+    from kaser.llm import LLMParams
+    llm = section(args.params, "llm", LLMParams) if getattr(args, "kcs", None) == "openai" else None
     ingest(args, llm)
 
 
 def annotate_command(args) -> None:
     """`kaser annotate DIR [--backend static|openai] [--params FILE]`."""
-    from kaser.errors.annotate import (AnnotateConfig, annotate_folder, counts_line, quality_line,
+    from kaser.errors.annotate import (AnnotateParams, annotate_folder, counts_line, quality_line,
                                        write_json)
-    from kaser.llm import LLMConfig
+    from kaser.llm import LLMParams
     folder = Path(args.dir)
-    cfg = section(args.params, "annotate", AnnotateConfig)
+    cfg = section(args.params, "annotate", AnnotateParams)
     if args.backend is not None:
         cfg = dataclasses.replace(cfg, backend=args.backend)
     if args.unsafe_no_isolation:    # run student code even where the kernel refuses the jail
         cfg = dataclasses.replace(cfg, unsafe_no_isolation=True)
-    llm = section(args.params, "llm", LLMConfig) if cfg.backend == "openai" else LLMConfig()
+    llm = section(args.params, "llm", LLMParams) if cfg.backend == "openai" else LLMParams()
     annotations, quality, counts = annotate_folder(folder, cfg, folder / llm.cache_file, llm)
     annotations.write_parquet(folder / "annotations.parquet")
     print(f"wrote {folder}/annotations.parquet ({counts['backend']}, {counts['seconds']} s): {counts_line(counts)}")
@@ -181,13 +172,13 @@ def annotate_command(args) -> None:
 def cluster_command(args) -> None:
     """`kaser cluster DIR`: cluster DIR/annotations.parquet, write the outputs beside it (openai
     summaries cached in DIR/<llm.cache_file>)."""
-    from kaser.errors.cluster import (ClusterConfig, cluster_annotations, read_annotations,
+    from kaser.errors.cluster import (ClusterParams, cluster_annotations, read_annotations,
                                       summariser, write_cluster_outputs)
-    from kaser.llm import LLMConfig
+    from kaser.llm import LLMParams
     folder = Path(args.dir)
-    cfg = section(args.params, "cluster", ClusterConfig)
+    cfg = section(args.params, "cluster", ClusterParams)
     annotations = read_annotations(folder)
-    llm = section(args.params, "llm", LLMConfig) if cfg.summary_backend == "openai" else LLMConfig()
+    llm = section(args.params, "llm", LLMParams) if cfg.summary_backend == "openai" else LLMParams()
     with summariser(cfg, llm, folder / llm.cache_file) as summarise:
         error_labels, errors, problem_errors = cluster_annotations(annotations, cfg, summarise)
     write_cluster_outputs(folder, error_labels, errors, problem_errors)
@@ -196,20 +187,14 @@ def cluster_command(args) -> None:
           "submission_errors.parquet, problem_errors.json")
 
 
-@dataclasses.dataclass(frozen=True)
-class SplitsSettings:
-    folds: int
-    seed: int
-
-
 def knowledge_command(args) -> None:
     """`kaser knowledge DIR`: the knowledge stage on a folder; outputs go to the same folder."""
-    from kaser.data.contracts import make_folds, read_dataset, write_folds
-    from kaser.knowledge.tracing import KnowledgeConfig, run_folder
-    cfg = section(args.params, "knowledge", KnowledgeConfig)
+    from kaser.data.contracts import SplitsParams, make_folds, read_dataset, write_folds
+    from kaser.knowledge.tracing import KnowledgeParams, run_folder
+    cfg = section(args.params, "knowledge", KnowledgeParams)
     folds_path = Path(args.dir) / "folds.json"
     if not folds_path.exists():   # `kaser ingest` and `kaser synth` write no folds
-        splits = section(args.params, "splits", SplitsSettings)
+        splits = section(args.params, "splits", SplitsParams)
         _, submissions = read_dataset(args.dir)
         write_folds(folds_path, make_folds(submissions, splits.folds, splits.seed))
         print(f"knowledge: no folds.json in {args.dir}; wrote one ({splits.folds} folds by student "
@@ -219,7 +204,7 @@ def knowledge_command(args) -> None:
 
 def simulate_command(args) -> None:
     """`kaser simulate`: writes --out/simulation.json and --out/simulation.md."""
-    from kaser.predictor.base_model import ModelParams, adapter_path
+    from kaser.predictor.base_model import ModelParams, run_name
     from kaser.predictor.sampling import AUTO, GenerateParams, resolve_budget
     from kaser.simulate import (check_model_folders, dataset_population, parse_kcs, parse_mastery,
                                 read_reference, read_statement, read_tests, simulate,
@@ -239,16 +224,17 @@ def simulate_command(args) -> None:
         profiles = dataset_population(Path("data") / args.dataset, args.dataset, kcs,
                                       args.population, params.seed)
     model = section(args.params, "model", ModelParams, params_file)
-    base, adapter = check_model_folders(Path("models") / "base",
-                                        adapter_path(args.dataset, "grpo", *model.first_run), args.dataset)
+    # the layout the stages write (stages/_runner.py): models/base, models/<ds>/grpo/<run>
+    base, adapter = check_model_folders(Path("models") / "base", Path("models") / args.dataset / "grpo"
+                                        / run_name(*model.first_run), args.dataset)
     if params.max_new_tokens == AUTO:     # the budget of the dataset the adapter learnt from
         from kaser.data.contracts import read_dataset
         from kaser.predictor.base_model import load_tokenizer
         params = resolve_budget(params, load_tokenizer(base), read_dataset(Path("data") / args.dataset)[1])
     settings = None
     if "annotate" in params_file:
-        from kaser.errors.annotate import AnnotateConfig
-        settings = section(args.params, "annotate", AnnotateConfig, params_file).static_settings()
+        from kaser.errors.annotate import AnnotateParams
+        settings = section(args.params, "annotate", AnnotateParams, params_file).static_params()
     results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
                        model.dtype, tests=tests, reference=reference, settings=settings)
     simulation = simulation_record(statement, args.language, kcs, args.dataset, adapter, args.k,

@@ -5,7 +5,7 @@ keys of its params.yaml section; `from_dict` fills it and fails on unknown or mi
 typo is an error rather than a silently ignored setting. Who reads the file names it in `where`:
 the stage runner (stages/_runner.py) for params.yaml, the `kaser` CLI for its --params file.
 
-    cfg = from_dict(KnowledgeConfig, params["knowledge"], where="params.yaml:knowledge")
+    cfg = from_dict(KnowledgeParams, params["knowledge"], where="params.yaml:knowledge")
 """
 
 from __future__ import annotations

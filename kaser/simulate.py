@@ -158,12 +158,12 @@ def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=No
     row built from the statement: with `tests` (problems.parquet format) and / or a `reference`
     (differential testing on generated inputs) it finds runtime and logical errors, without
     either only what the compiler / parser finds (NEW_PROBLEM_NOTE)."""
-    from kaser.errors.static_annotator import StaticSettings, annotate_static
+    from kaser.errors.static_annotator import StaticParams, annotate_static
 
     problem = {"problem_id": "new_problem", "language": language, "statement": statement,
                "tests": tests, "reference": reference}
     distinct = list(dict.fromkeys(codes))
-    found = annotate_static(problem, distinct, (), settings or StaticSettings())
+    found = annotate_static(problem, distinct, (), settings or StaticParams())
     return {code: [{"category": e.category, "label": e.label} for e in errors]
             for code, errors in zip(distinct, found)}
 

@@ -13,20 +13,20 @@ from __future__ import annotations
 import dataclasses
 from contextlib import contextmanager
 
-from _runner import LLM_KEYS, Stage
-from kaser.errors.annotate import AnnotateConfig
-from kaser.errors.judge import JudgeConfig, judge_name as _judge_name, reward_judge
-from kaser.llm import LLMConfig, ResponseCache
+from _runner import Stage
+from kaser.errors.annotate import AnnotateParams
+from kaser.errors.judge import JudgeParams, judge_name as _judge_name, reward_judge
+from kaser.llm import LLMParams, ResponseCache
 
 
 def judge_settings(stage: Stage, backend: str | None = None):
-    """(JudgeConfig, the annotator's StaticSettings, LLMConfig or None) of params.yaml; `backend`
+    """(JudgeParams, the annotator's StaticParams, LLMParams or None) of params.yaml; `backend`
     replaces `judge.backend` (the evaluation's own judge, params.yaml evaluate.judge)."""
-    cfg = stage.section("judge", JudgeConfig)
+    cfg = stage.section("judge", JudgeParams)
     if backend is not None:
         cfg = dataclasses.replace(cfg, backend=backend)
-    settings = stage.section("annotate", AnnotateConfig).static_settings()
-    llm = stage.section("llm", LLMConfig, keys=LLM_KEYS) if cfg.backend == "openai" else None
+    settings = stage.section("annotate", AnnotateParams).static_params()
+    llm = stage.section("llm", LLMParams) if cfg.backend == "openai" else None
     return cfg, settings, llm
 
 

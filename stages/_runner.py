@@ -1,19 +1,20 @@
 """The one door between the DVC stages and kaser: params.yaml, the data/<ds>/ layout, the exit.
 
     from _runner import Stage, run
-    PARAMS = ("model.dtype", "model.folds", "model.splits", "sft")   # what the stage reads
+    PARAMS = ("model", "sft")   # what the stage reads
 
     def main(dataset: str) -> None:
         stage = Stage("sft", dataset, PARAMS)
-        model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
-        ...
+        model = stage.section("model", ModelParams)
+        train_sft(stage.base_model, pairs, params, stage.adapter("sft", run_name(split, fold)), ...)
 
     if __name__ == "__main__":
         run(main)
 
 Nothing under kaser/ opens params.yaml or knows where a dataset's files live; every stage script
-reads its settings here (into the frozen dataclasses of kaser, through `kaser.config.from_dict`)
-and takes its paths from `Stage` (data/<ds>/, reports/<ds>/, models/<ds>/, its own LLM cache).
+reads its settings here (into the frozen dataclasses of kaser, through `kaser.config.from_dict`,
+every field from params.yaml) and takes its paths from `Stage` (data/<ds>/, reports/<ds>/,
+models/base/, the adapters under models/<ds>/, its own LLM cache).
 
 What a stage reads is declared twice, and both must agree:
 - the script's module-level `PARAMS` lists the params keys it may read (a tuple of dotted keys,
@@ -34,6 +35,7 @@ leaves them out: changing them reruns nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 from pathlib import Path
@@ -41,7 +43,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from kaser import InputError
+from kaser import InputError, exit_on_error
 from kaser.config import from_dict
 
 T = TypeVar("T")
@@ -51,10 +53,6 @@ PARAMS_FILE = Path("params.yaml")
 OPERATIONAL = {"llm": ("base_url", "api_key_env", "max_concurrency", "max_retries",
                        "malformed_retries", "backoff_s", "timeout_s", "price_per_mtok_in",
                        "price_per_mtok_out", "cache_file")}
-# the `llm` keys that shape an answer (those in the LLM cache key), and all a client needs
-LLM_ANSWER = ("model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens",
-              "seed")
-LLM_KEYS = LLM_ANSWER + OPERATIONAL["llm"]
 
 
 def covered(key: str, declared) -> bool:
@@ -104,16 +102,23 @@ class Stage:
             value = value.get(part) if isinstance(value, dict) else None
         return value
 
-    def section(self, name: str, cls: type[T], keys=None) -> T:
-        """params.yaml section `name` as dataclass `cls`; with `keys`, only those keys are read
-        (the others keep the dataclass defaults, which the stage must then not use)."""
-        if keys is None:
-            self._check(name)
-        for key in keys or ():
+    def section(self, name: str, cls: type[T], *, part: bool = False) -> T:
+        """params.yaml section `name` as settings dataclass `cls`, every field from the file.
+
+        `cls` is the section's own class (its fields are the section's keys: an unknown key is
+        an error), or with `part=True` a small class of the few keys a stage needs from a section
+        it shares (e.g. the embedder keys of `evaluate` that the report reads). Either way every
+        field must be in the file: a default in the class never stands in for params.yaml.
+        """
+        fields = [field.name for field in dataclasses.fields(cls)]
+        for key in fields:
             self._check(f"{name}.{key}")
         values = self._values(name)
-        if keys is not None:
-            values = {k: v for k, v in values.items() if k in keys}
+        missing = [key for key in fields if key not in values]
+        if missing:
+            raise InputError(f"missing key(s) {', '.join(missing)}", file=f"{self.params_file}:{name}")
+        if part:
+            values = {key: values[key] for key in fields}
         return from_dict(cls, values, where=f"{self.params_file}:{name}")
 
     def _values(self, name: str) -> dict:
@@ -136,6 +141,17 @@ class Stage:
     @property
     def models(self) -> Path:
         return Path("models") / self.dataset
+
+    @property
+    def base_model(self) -> Path:
+        """models/base: the base LLM every training and sampling stage starts from."""
+        return Path("models") / "base"
+
+    def adapter(self, kind: str, run: str) -> Path:
+        """models/<ds>/<kind>/<run>: the adapter that one training run (named by
+        kaser.predictor.base_model.run_name) of a training stage writes; kind sft, grpo,
+        parastudent, or ablations/<method>."""
+        return self.models / kind / run
 
     @property
     def llm_cache(self) -> Path:
@@ -164,13 +180,4 @@ def run(main, argv: list[str] | None = None) -> None:
     if not required <= len(args) <= len(parameters):
         print(usage(main), file=sys.stderr)
         raise SystemExit(2)
-    name = Path(sys.argv[0]).stem
-    try:
-        main(*args)
-    except InputError as err:
-        print(f"{name}: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        print(f"{name}: interrupted; run it again to resume (LLM answers received so far are "
-              "cached)", file=sys.stderr)
-        raise SystemExit(130) from None
+    exit_on_error(Path(sys.argv[0]).stem, lambda: main(*args))

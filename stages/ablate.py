@@ -27,31 +27,33 @@ from _judge import keep_cache, open_judge
 from _runner import Stage, run
 from kaser.predictor.grpo import ABLATION_METHODS, GrpoParams, ablated, train_runs
 from kaser.data.contracts import read_dataset
-from kaser.predictor.base_model import ModelParams, adapter_path, load_tokenizer, run_name
+from kaser.predictor.base_model import ModelParams, load_tokenizer, run_name
 from kaser.predictor.sampling import GenerateParams, predict, predict_runs, resolve_budget
 
-PARAMS = ("model.dtype", "model.folds", "model.splits", "grpo", "judge", "generate", "ablations",
+PARAMS = ("model", "grpo", "judge", "generate", "ablations",
           "annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
           "llm.max_completion_tokens", "llm.seed")
 
 
 @dataclasses.dataclass(frozen=True)
 class AblationParams:
-    rewards: tuple[str, ...] = ()
+    """params.yaml `ablations`."""
+    rewards: tuple[str, ...]
 
 
 def run_ablation(stage: Stage, method: str, params: GrpoParams, model: ModelParams,
                  sampling: GenerateParams, judge) -> dict:
     """Train one ablation's runs, sample their test pairs into data/<ds>/ablations/<method>.parquet;
     returns the runs' GRPO logs."""
-    adapters = stage.models / "ablations" / method
-    logs = train_runs(stage.data, model, params, judge, "models/base",
-                      lambda split, fold: adapter_path(stage.dataset, "sft", split, fold),
-                      lambda split, fold: adapters / run_name(split, fold), model.dtype)
+    def adapter(kind: str):
+        return lambda split, fold: stage.adapter(kind, run_name(split, fold))
+
+    logs = train_runs(stage.data, model, params, judge, stage.base_model, adapter("sft"),
+                      adapter(f"ablations/{method}"), model.dtype)
     predictions = predict_runs(
         stage.data, model.runs(), sampling,
-        lambda split, fold, pairs: predict("models/base", adapters / run_name(split, fold), pairs,
-                                           sampling, method, model.dtype))
+        lambda split, fold, pairs: predict(stage.base_model, adapter(f"ablations/{method}")(split, fold),
+                                           pairs, sampling, method, model.dtype))
     path = stage.data / "ablations" / f"{method}.parquet"
     predictions.write_parquet(path)
     print(f"{method}: reward_weights {list(params.reward_weights)}, {len(model.runs())} run(s) "
@@ -61,10 +63,10 @@ def run_ablation(stage: Stage, method: str, params: GrpoParams, model: ModelPara
 
 def main(dataset: str) -> None:
     stage = Stage("ablate", dataset, PARAMS)
-    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    model = stage.section("model", ModelParams)
     grpo = stage.section("grpo", GrpoParams)
     sampling = resolve_budget(stage.section("generate", GenerateParams),
-                              load_tokenizer("models/base"), read_dataset(stage.data)[1])
+                              load_tokenizer(stage.base_model), read_dataset(stage.data)[1])
     rewards = stage.section("ablations", AblationParams).rewards
     variants = {ABLATION_METHODS.get(reward, reward): ablated(grpo, reward) for reward in rewards}
     out, models = stage.data / "ablations", stage.models / "ablations"

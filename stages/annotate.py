@@ -14,9 +14,9 @@ Bad input, or an LLM run where every prompt failed: one line, exit 2; Ctrl-C: on
 
 import json
 
-from _runner import LLM_KEYS, Stage, run
-from kaser.errors.annotate import AnnotateConfig, annotate_folder, counts_line, quality_line
-from kaser.llm import LLMConfig
+from _runner import Stage, run
+from kaser.errors.annotate import AnnotateParams, annotate_folder, counts_line, quality_line
+from kaser.llm import LLMParams
 
 PARAMS = ("annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
           "llm.max_completion_tokens", "llm.seed")
@@ -25,8 +25,8 @@ PARAMS = ("annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reas
 def main(dataset: str) -> None:
     stage = Stage("annotate", dataset, PARAMS)
     folder = stage.data
-    cfg = stage.section("annotate", AnnotateConfig)
-    llm = stage.section("llm", LLMConfig, keys=LLM_KEYS) if cfg.backend == "openai" else None
+    cfg = stage.section("annotate", AnnotateParams)
+    llm = stage.section("llm", LLMParams) if cfg.backend == "openai" else None
     annotations, quality, counts = annotate_folder(folder, cfg, stage.llm_cache, llm)
     annotations.write_parquet(folder / "annotations.parquet")
     print(counts_line(counts))

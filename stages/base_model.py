@@ -10,17 +10,21 @@ local folder gets a pointer there instead of a copy (kaser.predictor.base_model)
 import time
 
 from _runner import Stage, run
-from kaser.predictor.base_model import ModelParams, materialise_base_model
+from kaser import InputError
+from kaser.predictor.base_model import materialise_base_model
 
-OUT = "models/base"
 PARAMS = ("model.base",)
 
 
 def main() -> None:
-    params = Stage("base_model", None, PARAMS).section("model", ModelParams, keys=("base",))
+    stage = Stage("base_model", None, PARAMS)
+    base = stage.raw("model.base")
+    if not isinstance(base, str) or not base:
+        raise InputError("model.base: give the base model (a bundled name, hub id or folder)",
+                         file=stage.params_file)
     start = time.perf_counter()
-    folder = materialise_base_model(params.base, OUT)
-    print(f"base model {params.base} -> {folder}/ in {time.perf_counter() - start:.0f} s")
+    folder = materialise_base_model(base, stage.base_model)
+    print(f"base model {base} -> {folder}/ in {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ stage's own data/<ds>/cluster_llm_cache.sqlite (a persistent output, empty with 
 summary), never in the annotate stage's llm_cache.sqlite.
 """
 
-from _runner import LLM_KEYS, Stage, run
-from kaser.errors.cluster import (ClusterConfig, cluster_annotations, read_annotations, summariser,
+from _runner import Stage, run
+from kaser.errors.cluster import (ClusterParams, cluster_annotations, read_annotations, summariser,
                                   write_cluster_outputs)
-from kaser.llm import LLMConfig, ResponseCache
+from kaser.llm import LLMParams, ResponseCache
 
 PARAMS = ("cluster", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
           "llm.max_completion_tokens", "llm.seed")
@@ -21,8 +21,8 @@ PARAMS = ("cluster", "llm.model", "llm.json_mode", "llm.temperature", "llm.reaso
 
 def main(dataset: str) -> None:
     stage = Stage("cluster", dataset, PARAMS)
-    cfg = stage.section("cluster", ClusterConfig)
-    llm = stage.section("llm", LLMConfig, keys=LLM_KEYS) if cfg.summary_backend == "openai" else None
+    cfg = stage.section("cluster", ClusterParams)
+    llm = stage.section("llm", LLMParams) if cfg.summary_backend == "openai" else None
     annotations = read_annotations(stage.data)
     ResponseCache(stage.llm_cache).close()
     with summariser(cfg, llm, stage.llm_cache) as summarise:

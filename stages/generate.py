@@ -21,32 +21,36 @@ Writes data/<ds>/predictions/<method>.parquet, one row per sample of every run
 reads are PARAMS[method]: the history baselines also `model.base` (the persona cache key),
 `baselines` and the `llm` keys of their openai backend (model, endpoint, reasoning effort, token
 cap; they send no JSON mode, no seed and their own temperature). A baseline left out of
-params.yaml `baselines.methods` samples nothing: its file holds no rows (the CPU study, README
-"CPU study", samples Student SFT only).
+params.yaml `baselines.methods` samples nothing: its file holds no rows (the CPU study,
+docs/experiments-and-studies.md, samples Student SFT only). Each history baseline, sampled or
+not, leaves the cache data/<ds>/<baselines.cache_file> in place (an empty one where none was), so
+the baselines stage writes every output it declares whichever baselines it samples, and a later
+ICL run uses the file.
 """
 
 import polars as pl
 
-from _runner import OPERATIONAL, Stage, run
+from _runner import Stage, run
 from kaser import InputError
 from kaser.predictor.history_prompts import BaselineParams
 from kaser.data.contracts import read_dataset
-from kaser.llm import LLMConfig
+from kaser.llm import LLMParams, ResponseCache
 from kaser.methods import METHODS
-from kaser.predictor.base_model import ModelParams, adapter_path
+from kaser.predictor.base_model import ModelParams, run_name
 from kaser.predictor.baselines import predict_baseline
 from kaser.predictor.base_model import load_tokenizer
 from kaser.predictor.sampling import PREDICTION_SCHEMA, GenerateParams, predict, predict_runs, resolve_budget
 
-_SAMPLE = ("model.dtype", "model.folds", "model.splits", "generate")
-_HISTORY = ("model.base", "model.dtype", "model.folds", "model.splits", "generate", "baselines",
-            "llm.model", "llm.base_url", "llm.reasoning_effort", "llm.max_completion_tokens")
+_SAMPLE = ("model", "generate")
+# the history baselines read the whole `llm` section; kaser.predictor.baselines.openai_config then
+# sets json_mode, seed and temperature its own way, so those three change no baseline answer
+_HISTORY = ("model", "generate", "baselines", "llm.model", "llm.base_url", "llm.json_mode",
+            "llm.temperature", "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
 # what each method reads: the knowledge prompt's sampling, or the history baselines' settings
 # too; a literal, so that tests/test_pipeline.py can check it against dvc.yaml (and that it names
 # every sampled method of kaser.methods; the ablations are stages/ablate.py's)
 PARAMS = {"kaser": _SAMPLE, "student_sft": _SAMPLE + ("baselines.methods",), "icl": _HISTORY,
           "persona": _HISTORY, "parastudent": _HISTORY}
-BASELINE_LLM_KEYS = ("model", "reasoning_effort", "max_completion_tokens") + OPERATIONAL["llm"]
 
 
 def main(dataset: str, method: str) -> None:
@@ -58,29 +62,29 @@ def main(dataset: str, method: str) -> None:
     student_prompt = METHODS[method].prompt == "student"
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if not student_prompt:   # the baselines stage's cache, a DVC output, exists whoever is sampled
+        ResponseCache(folder / stage.section("baselines", BaselineParams).cache_file).close()
     if METHODS[method].role == "baseline" and not _sampled_baseline(stage, method):
         pl.DataFrame(schema=PREDICTION_SCHEMA | {"split": pl.String, "fold": pl.Int64}).write_parquet(out)
         print(f"generate: {method} is not in params.yaml baselines.methods: nothing sampled -> {out} (no rows)")
         return
-    model = stage.section("model", ModelParams,
-                          keys=("dtype", "folds", "splits") if student_prompt
-                          else ("base", "dtype", "folds", "splits"))
+    model = stage.section("model", ModelParams)
     params = resolve_budget(stage.section("generate", GenerateParams),
-                            load_tokenizer("models/base"), read_dataset(folder)[1])
+                            load_tokenizer(stage.base_model), read_dataset(folder)[1])
     print(f"generate: max_new_tokens {params.max_new_tokens}")
     if student_prompt:
         def predict_run(split, fold, pairs):
-            return predict("models/base", adapter_path(dataset, adapter, split, fold),
+            return predict(stage.base_model, stage.adapter(adapter, run_name(split, fold)),
                            pairs, params, method, model.dtype)
     else:
         baselines = stage.section("baselines", BaselineParams)
-        llm = stage.section("llm", LLMConfig, keys=BASELINE_LLM_KEYS)
+        llm = stage.section("llm", LLMParams)
         problems, submissions = read_dataset(folder)
 
         def predict_run(split, fold, pairs):
             return predict_baseline(method, pairs, problems, submissions, baselines, params, llm=llm,
                                     model_id=model.base, cache_path=folder / baselines.cache_file,
-                                    adapter=adapter_path(dataset, adapter, split, fold) if adapter else None,
+                                    adapter=stage.adapter(adapter, run_name(split, fold)) if adapter else None,
                                     dtype=model.dtype)
     predictions = predict_runs(folder, model.runs(), params, predict_run)
     predictions.write_parquet(out)
@@ -89,7 +93,7 @@ def main(dataset: str, method: str) -> None:
 
 def _sampled_baseline(stage: Stage, method: str) -> bool:
     """Whether params.yaml `baselines.methods` lists this baseline (unknown names fail)."""
-    listed = stage.section("baselines", BaselineParams, keys=("methods",)).methods
+    listed = stage.raw("baselines.methods") or ()
     unknown = set(listed) - {m.name for m in METHODS.values() if m.role == "baseline"}
     if unknown:
         raise InputError(f"unknown baseline(s) {', '.join(sorted(unknown))}",

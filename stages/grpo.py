@@ -19,21 +19,21 @@ import json
 from _judge import open_judge
 from _runner import Stage, run
 from kaser.predictor.grpo import GrpoParams, train_runs
-from kaser.predictor.base_model import ModelParams, adapter_path
+from kaser.predictor.base_model import ModelParams, run_name
 
-PARAMS = ("model.dtype", "model.folds", "model.splits", "grpo", "judge", "annotate",
+PARAMS = ("model", "grpo", "judge", "annotate",
           "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
           "llm.max_completion_tokens", "llm.seed")
 
 
 def main(dataset: str) -> None:
     stage = Stage("grpo", dataset, PARAMS)
-    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    model = stage.section("model", ModelParams)
     params = stage.section("grpo", GrpoParams)
     with open_judge(stage) as judge:
-        logs = train_runs(stage.data, model, params, judge, "models/base",
-                          lambda split, fold: adapter_path(dataset, "sft", split, fold),
-                          lambda split, fold: adapter_path(dataset, "grpo", split, fold), model.dtype)
+        logs = train_runs(stage.data, model, params, judge, stage.base_model,
+                          lambda split, fold: stage.adapter("sft", run_name(split, fold)),
+                          lambda split, fold: stage.adapter("grpo", run_name(split, fold)), model.dtype)
     report = stage.reports / "grpo_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")

@@ -13,14 +13,14 @@ mastery Spearman on synthetic data) and reports/<name>/mastery.png. See kaser.kn
 from __future__ import annotations
 
 from _runner import Stage, run
-from kaser.knowledge.tracing import KnowledgeConfig, run_folder
+from kaser.knowledge.tracing import KnowledgeParams, run_folder
 
 PARAMS = ("knowledge",)
 
 
 def main(dataset: str) -> None:
     stage = Stage("knowledge", dataset, PARAMS)
-    run_folder(stage.data, stage.reports, stage.section("knowledge", KnowledgeConfig))
+    run_folder(stage.data, stage.reports, stage.section("knowledge", KnowledgeParams))
 
 
 if __name__ == "__main__":

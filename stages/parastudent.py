@@ -15,23 +15,31 @@ import dataclasses
 import json
 
 from _runner import Stage, run
-from kaser.predictor.history_prompts import BaselineParams, parastudent_examples, with_history
+from kaser.predictor.history_prompts import parastudent_examples, with_history
 from kaser.data.contracts import read_dataset
-from kaser.predictor.base_model import ModelParams, adapter_path, run_name
+from kaser.predictor.base_model import ModelParams, run_name
 from kaser.predictor.sft import SftParams, train_examples
 from kaser.predictor.prompt import read_pairs
 
-PARAMS = ("model.dtype", "model.folds", "model.splits", "sft", "baselines.history",
+PARAMS = ("model", "sft", "baselines.history",
           "baselines.max_code_chars", "baselines.parastudent_max_pairs",
           "baselines.parastudent_max_length")
+
+
+@dataclasses.dataclass(frozen=True)
+class ParaStudentParams:
+    """The params.yaml `baselines` keys ParaStudent's training reads (the rest are sampling's)."""
+    history: int
+    max_code_chars: int | None
+    parastudent_max_pairs: int | None
+    parastudent_max_length: int
 
 
 def main(dataset: str) -> None:
     stage = Stage("parastudent", dataset, PARAMS)
     folder = stage.data
-    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
-    baselines = stage.section("baselines", BaselineParams, keys=(
-        "history", "max_code_chars", "parastudent_max_pairs", "parastudent_max_length"))
+    model = stage.section("model", ModelParams)
+    baselines = stage.section("baselines", ParaStudentParams, part=True)
     sft = stage.section("sft", SftParams)
     params = dataclasses.replace(sft, max_pairs=baselines.parastudent_max_pairs,
                                  max_length=baselines.parastudent_max_length)
@@ -41,9 +49,9 @@ def main(dataset: str) -> None:
         pairs = with_history(read_pairs(folder, split, fold, "train"), problems, submissions,
                              baselines.history, baselines.max_code_chars)
         examples = parastudent_examples(pairs, params.max_pairs, params.seed)
-        logs[run_name(split, fold)] = train_examples(
-            "models/base", examples, params, adapter_path(dataset, "parastudent", split, fold),
-            model.dtype)
+        run = run_name(split, fold)
+        logs[run] = train_examples(stage.base_model, examples, params,
+                                   stage.adapter("parastudent", run), model.dtype)
     report = stage.reports / "parastudent_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")

@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from _runner import LLM_KEYS, Stage, run
+from _runner import Stage, run
 from kaser import InputError
 from kaser.config import from_dict
-from kaser.data.contracts import dataset_counts, make_folds, write_dataset, write_folds
+from kaser.data.contracts import SplitsParams, dataset_counts, make_folds, write_dataset, write_folds
 from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
-from kaser.llm import LLMConfig
+from kaser.llm import LLMParams
 from kaser.data.progsnap2 import ingest_progsnap2, kc_client, write_metadata
 
 # the llm keys serve only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
@@ -63,12 +63,6 @@ class Progsnap2Source:
     kcs: str = "derived"              # KCs the table lacks: derived (syntax trees) | openai (params `llm`)
 
 
-@dataclass(frozen=True)
-class SplitsConfig:
-    folds: int
-    seed: int
-
-
 SOURCES = {"synthetic": SyntheticSource, "codeworkout": CodeworkoutSource,
            "falconcode": FalconcodeSource, "progsnap2": Progsnap2Source}
 
@@ -85,7 +79,7 @@ def dataset_config(stage: Stage):
 
 
 def build(config, out: Path, llm=None):
-    """(problems, submissions, metadata) of a dataset config; `llm` (LLMConfig) serves the
+    """(problems, submissions, metadata) of a dataset config; `llm` (LLMParams) serves the
     openai KC backend of a progsnap2 source, its answers cached in out/kc_llm_cache.sqlite."""
     metadata = {"source": config.source}
     if isinstance(config, SyntheticSource):
@@ -109,10 +103,10 @@ def build(config, out: Path, llm=None):
 def main(dataset: str) -> None:
     stage = Stage("prepare", dataset, PARAMS)
     config = dataset_config(stage)
-    splits = stage.section("splits", SplitsConfig)
+    splits = stage.section("splits", SplitsParams)
     llm = None
     if isinstance(config, Progsnap2Source) and config.kcs == "openai":
-        llm = stage.section("llm", LLMConfig, keys=LLM_KEYS)
+        llm = stage.section("llm", LLMParams)
     out, name = stage.data, dataset
     problems, submissions, metadata = build(config, out, llm)
     write_dataset(out, problems, submissions)

@@ -26,7 +26,7 @@ import polars as pl
 
 from _runner import Stage, run
 from kaser import InputError
-from kaser.evaluation.scoring import EvaluateParams, prediction_path
+from kaser.evaluation.scoring import prediction_path
 from kaser.evaluation.headline import headline_metrics
 from kaser.evaluation.report import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
                              readme)
@@ -40,9 +40,17 @@ STUDY = Path("reports") / "cpu-study" / "README.md"   # the committed CPU study 
 
 @dataclass(frozen=True)
 class ReportParams:
-    tsne_split: str = "problem"
-    tsne_max_points: int = 300
-    seed: int = 0
+    """params.yaml `report`."""
+    tsne_split: str
+    tsne_max_points: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class EmbedderParams:
+    """The params.yaml `evaluate` keys the t-SNE reads: the code embedder the evaluation used."""
+    embedding_model: str
+    embedding_batch_size: int
 
 
 def _json(path: Path):
@@ -69,7 +77,7 @@ def _tsne_codes(folder: Path, split: str) -> dict[str, list[str]]:
     return codes
 
 
-def _embedder(folder: Path, evaluate: EvaluateParams):
+def _embedder(folder: Path, evaluate: EmbedderParams):
     """Embeddings from the evaluate and knowledge stages' caches (read only), the rest fresh."""
     from kaser.embeddings import EmbeddingCache
     cache = EmbeddingCache.read(folder / "prediction_embeddings.npz", evaluate.embedding_model)
@@ -80,7 +88,7 @@ def _embedder(folder: Path, evaluate: EvaluateParams):
 def dataset_files(name: str) -> None:
     stage = Stage("report", name, PARAMS["report"])
     params = stage.section("report", ReportParams)
-    evaluate = stage.section("evaluate", EvaluateParams, keys=("embedding_model", "embedding_batch_size"))
+    evaluate = stage.section("evaluate", EmbedderParams, part=True)
     settings = stage.raw(f"datasets.{name}")
     if settings is None:
         raise InputError(f"no dataset {name!r} in {stage.params_file} datasets")

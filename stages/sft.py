@@ -12,22 +12,22 @@ models/<ds>/sft/<split>-<fold>/ and the per-step training logs to reports/<ds>/s
 import json
 
 from _runner import Stage, run
-from kaser.predictor.base_model import ModelParams, adapter_path, run_name
+from kaser.predictor.base_model import ModelParams, run_name
 from kaser.predictor.sft import SftParams, train_sft
 from kaser.predictor.prompt import read_pairs
 
-PARAMS = ("model.dtype", "model.folds", "model.splits", "sft")
+PARAMS = ("model", "sft")
 
 
 def main(dataset: str) -> None:
     stage = Stage("sft", dataset, PARAMS)
-    model = stage.section("model", ModelParams, keys=("dtype", "folds", "splits"))
+    model = stage.section("model", ModelParams)
     params = stage.section("sft", SftParams)
     logs = {}
     for split, fold in model.runs():
         pairs = read_pairs(stage.data, split, fold, "train")
-        logs[run_name(split, fold)] = train_sft("models/base", pairs, params,
-                                                adapter_path(dataset, "sft", split, fold), model.dtype)
+        run = run_name(split, fold)
+        logs[run] = train_sft(stage.base_model, pairs, params, stage.adapter("sft", run), model.dtype)
     report = stage.reports / "sft_log.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(logs, indent=1) + "\n")

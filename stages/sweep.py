@@ -25,7 +25,7 @@ from _judge import open_judge
 from _runner import Stage, run
 from kaser import InputError
 from kaser.data.contracts import read_dataset, read_folds
-from kaser.predictor.base_model import ModelParams, adapter_path, load_tokenizer
+from kaser.predictor.base_model import ModelParams, load_tokenizer, run_name
 from kaser.predictor.sampling import GenerateParams, resolve_budget
 from kaser.simulate import check_model_folders, knowledge_sweep, sweep_problem
 
@@ -34,7 +34,7 @@ PARAMS = ("sweep", "model", "generate", "judge", "evaluate.judge", "annotate", "
 
 
 @dataclass(frozen=True)
-class SweepConfig:
+class SweepParams:
     problem_id: str | None = None   # null = the test-fold problem with the most candidate errors
     k: int = 3                      # samples per profile
 
@@ -42,13 +42,13 @@ class SweepConfig:
 def main(dataset: str) -> None:
     stage = Stage("sweep", dataset, PARAMS)
     folder = stage.data
-    cfg = stage.section("sweep", SweepConfig)
+    cfg = stage.section("sweep", SweepParams)
     model = stage.section("model", ModelParams)
     params = resolve_budget(dataclasses.replace(stage.section("generate", GenerateParams), k=cfg.k),
-                            load_tokenizer("models/base"), read_dataset(folder)[1])
+                            load_tokenizer(stage.base_model), read_dataset(folder)[1])
     evaluation_judge = stage.raw("evaluate.judge") or "static"   # the evaluation's judge
-    base, adapter = check_model_folders(Path("models") / "base",
-                                        adapter_path(dataset, "grpo", *model.first_run), dataset)
+    base, adapter = check_model_folders(stage.base_model,
+                                        stage.adapter("grpo", run_name(*model.first_run)), dataset)
     if not (folder / "problem_errors.json").is_file():
         raise InputError("not found; run the cluster stage first", file=folder / "problem_errors.json")
     problem_id = cfg.problem_id or sweep_problem(

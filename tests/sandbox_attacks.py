@@ -1,4 +1,4 @@
-"""Hostile programs against kaser.code.sandbox (issue 12), with the canaries that show what got out.
+"""Hostile programs against kaser.code.sandbox, with the canaries that show what got out.
 
 Plain Python (no pytest), so tests/test_sandbox_attacks.py can run the suite as root and, through
 `setpriv`, as an ordinary user:
@@ -67,7 +67,7 @@ def java(name: str, body: str, copies: int = 1) -> Attack:
 
 
 ATTACKS = [
-    # ---- from the issue
+    # ---- getting out: guards, files, processes, environment, network
     py("fd3_forges_neighbours", """
     import os, json
     for p in range(-1, 8):
@@ -141,7 +141,7 @@ ATTACKS = [
         time.sleep(0.2)
     return a + b
 """),
-    # ---- our own
+    # ---- the worker, its neighbours and the machine's resources
     py("kills_its_worker", """
     import os, signal
     for pid in (os.getppid(), 1, -1):
@@ -242,7 +242,7 @@ ATTACKS = [
         except BaseException:
             pass
 """, escape=False),
-    # ---- Java, from the issue
+    # ---- Java: getting out through reflection and the file system
     java("reflection_on_harness_result_store", """
         ClassLoader app = Thread.currentThread().getContextClassLoader();
         if (app == null) app = ClassLoader.getSystemClassLoader();
@@ -267,7 +267,7 @@ ATTACKS = [
         String[] seen = new java.io.File("{outside}").list();
         String[] top = new java.io.File("/").list();
         return (seen != null && seen.length > 0) || (top != null && top.length > 0) ? -999 : a + b;"""),
-    # ---- Java, our own
+    # ---- Java: the harness, its neighbours and the JVM
     java("reads_secret_and_environment", """
         String s = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("{secret}")));
         String k = System.getenv("OPENAI_API_KEY");

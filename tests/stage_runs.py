@@ -30,14 +30,38 @@ STAGE_PARAMS = {
     "llm": {"model": "o4-mini"},
 }
 
+# STAGE_PARAMS for a tiny GRPO run (two prompts, two generations, six tokens) judged by the
+# static judge, ablating the error reward
+ABLATE_PARAMS = STAGE_PARAMS | {
+    "grpo": {"num_generations": 2, "prompts_per_step": 2, "learning_rate": 1.0e-3,
+             "max_completion_length": 6, "reward_weights": [1.0, 1.0, 1.0], "max_pairs": 2,
+             "seed": 0},
+    "judge": {"backend": "static"},
+    "annotate": {"case_timeout_s": 0.5},
+    "ablations": {"rewards": ["error"]},
+}
+
+
+def full_params(overrides: dict) -> dict:
+    """The repository's params.yaml with `overrides` laid over it section by section: a stage
+    reads every field of its settings from the file, so a test names only what it changes."""
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    for section, values in overrides.items():
+        if isinstance(values, dict) and isinstance(params.get(section), dict):
+            params[section] = params[section] | values
+        else:
+            params[section] = values
+    return params
+
 
 def make_workspace(root: Path, params: dict = STAGE_PARAMS) -> Path:
-    """`root` as a repository root: params.yaml, models/base (tiny), data/toy (10 students x 3
-    Python problems, 2 folds, mastery 0.5 everywhere). Returns root."""
+    """`root` as a repository root: params.yaml (the repository's with `params` over it),
+    models/base (tiny), data/toy (10 students x 3 Python problems, 2 folds, mastery 0.5
+    everywhere). Returns root."""
     from kaser.data.contracts import kc_vocabulary, make_folds, write_dataset, write_folds
     from kaser.data.synth import generate
 
-    (root / "params.yaml").write_text(yaml.safe_dump(params))
+    (root / "params.yaml").write_text(yaml.safe_dump(full_params(params)))
     (root / "models").mkdir()
     (root / "models" / "base").symlink_to(tiny_model_folder())
     data = root / "data" / "toy"

@@ -10,11 +10,9 @@ import pytest
 import yaml
 
 from kaser import InputError
-from kaser.errors.cluster import problem_error_lists
 from kaser.evaluation.scoring import prediction_path, read_predictions
 from kaser.predictor.grpo import GrpoParams, ablated
-from kaser.taxonomy import category_of
-from stage_runs import STAGE_PARAMS, make_workspace, stage
+from stage_runs import ABLATE_PARAMS, full_params, stage
 
 
 @pytest.mark.parametrize("reward, weights", [("similarity", (0.0, 2.0, 3.0)),
@@ -38,58 +36,31 @@ def test_ablation_predictions_live_beside_the_stage_that_writes_them(tmp_path):
         read_predictions(tmp_path, "kaser_no_div")
 
 
-ABLATE_PARAMS = STAGE_PARAMS | {
-    "grpo": {"num_generations": 2, "prompts_per_step": 2, "learning_rate": 1.0e-3,
-             "max_completion_length": 6, "reward_weights": [1.0, 1.0, 1.0], "max_pairs": 2,
-             "seed": 0},
-    "judge": {"backend": "static"},
-    "annotate": {"case_timeout_s": 0.5},
-    "ablations": {"rewards": ["error"]},
-}
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch):
-    """A repository root with the cluster outputs GRPO needs, labels = the true errors."""
-    root = make_workspace(tmp_path, ABLATE_PARAMS)
-    data = root / "data" / "toy"
-    submissions = pl.read_parquet(data / "submissions.parquet")
-    errors = submissions.select("student_id", "problem_id", errors=pl.col("true_errors"))
-    errors.write_parquet(data / "submission_errors.parquet")
-    labels = sorted({label for row in errors["errors"] for label in row})
-    pl.DataFrame({"category": [category_of(label, "python") for label in labels], "label": labels,
-                  "count": [1] * len(labels), "cluster": list(range(len(labels))),
-                  "cluster_label": labels}).write_parquet(data / "error_labels.parquet")
-    (data / "problem_errors.json").write_text(json.dumps(problem_error_lists(errors, 10)))
-    monkeypatch.chdir(root)
-    return root
-
-
 @pytest.mark.slow
-def test_the_stage_trains_without_the_reward_and_samples_the_test_pairs(workspace):
+def test_the_stage_trains_without_the_reward_and_samples_the_test_pairs(grpo_workspace):
     from kaser.predictor.sampling import GenerateParams, held_out_pairs
 
     stage("sft").main("toy")
     stage("ablate").main("toy")
-    assert (workspace / "models/toy/ablations/kaser_no_err/student-0/adapter_model.safetensors").is_file()
-    logs = json.loads((workspace / "reports/toy/ablations_log.json").read_text())
+    assert (grpo_workspace / "models/toy/ablations/kaser_no_err/student-0/adapter_model.safetensors").is_file()
+    logs = json.loads((grpo_workspace / "reports/toy/ablations_log.json").read_text())
     steps = [entry for entry in logs["kaser_no_err"]["student-0"] if "reward" in entry]
     assert steps
     for step in steps:   # the total leaves the error reward out: its weight is 0
         assert step["reward"] == pytest.approx(step["rewards/similarity_reward/mean"]
                                                + step["rewards/diversity_reward/mean"], abs=1e-5)
-    table = read_predictions(workspace / "data/toy", "kaser_no_err")
+    table = read_predictions(grpo_workspace / "data/toy", "kaser_no_err")
     assert set(table["method"]) == {"kaser_no_err"}
     assert set(table.select("split", "fold").rows()) == {("student", 0)}
-    expected = held_out_pairs(workspace / "data/toy", "student", 0,
+    expected = held_out_pairs(grpo_workspace / "data/toy", "student", 0,
                               GenerateParams(**ABLATE_PARAMS["generate"]))
     assert (table.filter(pl.col("sample") == 0).select("student_id", "problem_id").sort(pl.all())
             .equals(expected.select("student_id", "problem_id").sort(pl.all())))
 
 
-def test_with_no_ablation_the_stage_only_leaves_its_empty_outputs(workspace):
-    (workspace / "params.yaml").write_text(yaml.safe_dump(ABLATE_PARAMS | {"ablations": {"rewards": []}}))
+def test_with_no_ablation_the_stage_only_leaves_its_empty_outputs(grpo_workspace):
+    (grpo_workspace / "params.yaml").write_text(yaml.safe_dump(full_params(ABLATE_PARAMS | {"ablations": {"rewards": []}})))
     stage("ablate").main("toy")
-    assert list((workspace / "data/toy/ablations").iterdir()) == []
-    assert list((workspace / "models/toy/ablations").iterdir()) == []
-    assert json.loads((workspace / "reports/toy/ablations_log.json").read_text()) == {}
+    assert list((grpo_workspace / "data/toy/ablations").iterdir()) == []
+    assert list((grpo_workspace / "models/toy/ablations").iterdir()) == []
+    assert json.loads((grpo_workspace / "reports/toy/ablations_log.json").read_text()) == {}

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_llm import KEY_ENV, SECRET, server  # noqa: F401  (the fake OpenAI server fixture)
 
 from kaser import InputError
-from kaser.errors.annotate import AnnotateConfig, annotation_counts, annotation_quality
+from kaser.errors.annotate import AnnotateParams, annotation_counts, annotation_quality
 from kaser.cli import main
 from kaser.errors.llm_tasks import ANNOTATION_SCHEMA
 from kaser.data.contracts import write_dataset
 from kaser.data.synth import generate
+from fake_openai import KEY_ENV, SECRET
 
 PARAMS = """annotate:
   backend: static
@@ -31,12 +31,23 @@ PARAMS = """annotate:
   generated_inputs: 20
   max_references: 3
   seed: 0
+  unsafe_no_isolation: false
 llm:
   model: o4-mini
   base_url: {url}
   api_key_env: {key}
+  json_mode: true
+  temperature: null
+  reasoning_effort: null
+  max_completion_tokens: null
+  seed: null
+  max_concurrency: 8
   max_retries: 1
+  malformed_retries: 2
   backoff_s: 0.001
+  timeout_s: 300.0
+  price_per_mtok_in: 1.1
+  price_per_mtok_out: 4.4
   cache_file: llm_cache.sqlite
 """
 
@@ -90,7 +101,7 @@ def test_static_backend_end_to_end(folder, tmp_path, capsys):
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
 
 
-def test_openai_backend_end_to_end(folder, tmp_path, server, monkeypatch, capsys):  # noqa: F811
+def test_openai_backend_end_to_end(folder, tmp_path, server, monkeypatch, capsys):
     monkeypatch.setenv(KEY_ENV, SECRET)
     copy = copy_dataset(folder, tmp_path / "data")
     main(["annotate", str(copy), "--backend", "openai", "--params", str(params(tmp_path, server.url))])
@@ -105,7 +116,7 @@ def test_openai_backend_end_to_end(folder, tmp_path, server, monkeypatch, capsys
     assert len(server.prompts()) == wrong            # second run: every answer from the cache
 
 
-def test_every_prompt_failed_exits_2_with_one_line(folder, tmp_path, server, monkeypatch,  # noqa: F811
+def test_every_prompt_failed_exits_2_with_one_line(folder, tmp_path, server, monkeypatch,
                                                   capsys):
     monkeypatch.setenv(KEY_ENV, SECRET)
     copy = copy_dataset(folder, tmp_path / "data")
@@ -213,4 +224,4 @@ def test_quality_needs_true_errors():
 
 def test_unknown_backend_in_params_is_an_error():
     with pytest.raises(InputError, match="backend must be one of"):
-        AnnotateConfig(backend="magic")
+        AnnotateParams(backend="magic")

@@ -16,11 +16,11 @@ from safetensors.torch import load_file
 from kaser import InputError
 from kaser.predictor.history_prompts import (NO_HISTORY_PERSONA, BaselineParams, icl_messages,
                              parastudent_examples, persona_messages, summary_chats, with_history)
-from kaser.llm import LLMConfig
+from kaser.llm import LLMParams
 from kaser.predictor.baselines import local_personas, predict_baseline, student_personas
 from kaser.predictor.sampling import GenerateParams
-from test_llm import KEY_ENV, SECRET, FakeOpenAI
-from stage_runs import STAGE_PARAMS, make_workspace, stage
+from fake_openai import KEY_ENV, SECRET, FakeOpenAI
+from stage_runs import STAGE_PARAMS, full_params, make_workspace, stage
 from tiny_lm import tiny_model_folder
 
 PROBLEMS = pl.DataFrame({"problem_id": ["p0", "p1", "p2", "p3"],
@@ -149,7 +149,7 @@ def text_server(monkeypatch):
 
 
 def openai_setup(server):
-    llm = LLMConfig(model="o4-mini", base_url=server.url, api_key_env=KEY_ENV, backoff_s=0.001,
+    llm = LLMParams(model="o4-mini", base_url=server.url, api_key_env=KEY_ENV, backoff_s=0.001,
                     max_retries=1, seed=7)
     return llm, BaselineParams(backend="openai", openai_model="qwen-32b")
 
@@ -189,7 +189,7 @@ def test_openai_baseline_gives_k_distinct_cached_samples_per_pair(text_server, t
 def test_parastudent_needs_its_adapter(tmp_path):
     with pytest.raises(InputError, match="parastudent.py"):
         predict_baseline("parastudent", pairs([("s", 3)]), PROBLEMS, SUBMISSIONS, BaselineParams(),
-                         GENERATE, llm=LLMConfig(), model_id="tiny", cache_path=tmp_path / "c")
+                         GENERATE, llm=LLMParams(), model_id="tiny", cache_path=tmp_path / "c")
 
 
 # -- the stages on a tiny model ----------------------------------------------------------------
@@ -237,7 +237,7 @@ def test_stages_train_and_sample_one_run_per_split_and_fold(workspace):
 
     params = STAGE_PARAMS | {"model": {"base": "tiny", "dtype": "float32", "folds": [1, 0],
                                        "splits": ["student", "problem"]}}
-    (workspace / "params.yaml").write_text(yaml.safe_dump(params))
+    (workspace / "params.yaml").write_text(yaml.safe_dump(full_params(params)))
     runs = [("student", 1), ("student", 0), ("problem", 1), ("problem", 0)]
     stage("sft").main("toy")
     logs = json.loads((workspace / "reports/toy/sft_log.json").read_text())

@@ -126,7 +126,7 @@ def test_cluster_command_with_openai_summaries_from_a_server_then_from_the_cache
     """`kaser cluster DIR` with summary_backend openai: the real openai client asks a fake
     OpenAI-compatible server on 127.0.0.1 for each multi-member cluster's label; a second run
     finds every answer in DIR/llm_cache.sqlite and sends nothing."""
-    from test_llm import KEY_ENV, SECRET, FakeOpenAI
+    from fake_openai import KEY_ENV, SECRET, FakeOpenAI
 
     from kaser.cli import main
 

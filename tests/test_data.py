@@ -5,7 +5,6 @@ columns, quoted multi-line code, no Score on compile events, several runs per st
 rows out of order.
 """
 
-import csv
 import json
 import re
 import subprocess
@@ -23,6 +22,7 @@ from kaser.data.contracts import (PROBLEM_SCHEMA, SUBMISSION_SCHEMA, kc_vocabula
 from kaser.data.contracts import MAX_CELL_CHARS
 from kaser.data.ingest import CODEWORKOUT_CONCEPTS, html_to_text, ingest_codeworkout, ingest_falconcode
 from kaser.data.strict_csv import check_csv
+from csv_files import write_csv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,15 +59,6 @@ REQUIREMENTS = {"1": "Return the value\nof a.", "2": "Add one to a.", "3": "Retu
                 "4": "A problem nobody tried."}
 FLAGS = {"1": {"If/Else": "1", "Math%": "1"}, "2": {"Math+-*/": "1"}, "3": {},
          "4": {"While": "1"}}
-
-
-def write_csv(path: Path, header, rows) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
 
 
 def main_rows(events=EVENTS, order=FILE_ORDER):

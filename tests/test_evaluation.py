@@ -1,120 +1,22 @@
-"""The evaluate stage's work on a hand-made dataset: 3 Python problems, 4 students, K = 2.
-
-Real codes carry a marker comment per error (# OBO, # COLON, # DIV); the fixture's judge reads
-those markers, so a sample's errors are known by construction and every expected value below
-was worked out by hand from the tables in this file. An empty code is diagnosed outside the
-candidate lists (not correct) and is not valid; a code that Python cannot parse is not valid.
+"""The evaluate stage's work on the hand-made dataset of marker_dataset.py: 3 Python problems,
+4 students, K = 2. Its judge reads a marker comment per error (# OBO, # COLON, # DIV), so every
+expected value below was worked out by hand from the tables in that file.
 """
 
-import ast
 import itertools
 import json
 import math
 
-import numpy as np
 import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.errors.judge import Verdict
-from kaser.evaluation.scoring import (EvaluateParams, codebleu_diversity, evaluate_dataset, judge_predictions,
-                              pair_table, problem_table, read_predictions, read_truth, write_json)
+from kaser.evaluation.scoring import (codebleu_diversity, evaluate_dataset, judge_predictions,
+                              pair_table, problem_table, read_predictions, write_json)
 from kaser.evaluation.summary import (MethodResult, pair_fold_values, paired_t_test, problem_fold_values,
                                       unit_scores)
-
-OBO, COLON, DIV = "Off-by-one error", "Missing colon", "Division by zero"
-MARKERS = {"# OBO": OBO, "# COLON": COLON, "# DIV": DIV}
-KCS = ["arithmetic", "conditionals", "for loops"]            # kc vocabulary order
-
-PROBLEMS = pl.DataFrame({
-    "problem_id": ["p1", "p2", "p3"], "language": ["python"] * 3,
-    "statement": ["Add a and b.", "Count to n.", "Sign of x."],
-    "kcs": [["arithmetic"], ["for loops"], ["conditionals"]]})
-
-R_A = "def add(a, b):\n    return a + b"
-R_B = "def count(n):\n    return len(range(n + 1))  # OBO"
-R_C = "def add(a, b)\n    return a + b  # COLON"
-R_E = "def add(a, b):\n    return a / 0  # DIV"
-R_F = "def sign(x)\n    return x > 0  # COLON"
-# (student, problem, code, correct, errors, true mastery over KCS)
-REAL = [
-    ("s1", "p1", R_A, True, [], [0.9, 0.9, 0.2]),
-    ("s1", "p2", R_B, False, [OBO], [0.9, 0.9, 0.2]),
-    ("s2", "p1", R_C, False, [COLON], [0.9, 0.3, 0.8]),
-    ("s2", "p2", "def count(n):\n    return n", True, [], [0.9, 0.3, 0.8]),
-    ("s3", "p1", R_E, False, [DIV], [0.1, 0.9, 0.9]),
-    ("s3", "p3", "def sign(x):\n    return 1  # OBO # COLON", False, [OBO, COLON], [0.1, 0.9, 0.9]),
-    ("s4", "p2", "def count(n):\n    return n", True, [], [0.9, 0.9, 0.9]),
-    ("s4", "p3", R_F, False, [COLON], [0.9, 0.9, 0.9]),
-]
-ERROR_LABELS = pl.DataFrame({"category": ["Logical", "Syntax", "Runtime"], "label": [OBO, COLON, DIV],
-                             "count": [3, 3, 1], "cluster": [0, 1, 2], "cluster_label": [OBO, COLON, DIV]})
-CANDIDATES = {"p1": [COLON, DIV, OBO], "p2": [OBO], "p3": [COLON, OBO]}
-
-# split, fold, student, problem, [sample 0, sample 1]
-KASER = [
-    ("student", 0, "s1", "p1", ["", R_A]),                 # A: correct; CodeBLEU 0 then 1
-    ("student", 0, "s1", "p2", [R_B, ""]),                 # B: first sample hits OBO
-    ("student", 0, "s2", "p1", ["x = 1  # DIV", "y = 2  # COLON # OBO"]),   # C: IoU 0, then 1/2
-    ("student", 0, "s2", "p2", ["z = 0  # OBO", ""]),      # D: correct; invents OBO, then none
-    ("student", 1, "s3", "p1", [R_E, R_E]),                # E: exact twice
-    ("student", 1, "s4", "p3", ["", ""]),                  # F: empty code, misses COLON
-    ("problem", 0, "s1", "p1", [R_A, ""]),
-    ("problem", 0, "s2", "p1", ["x = 1  # COLON", "y = 2"]),
-    ("problem", 0, "s3", "p1", ["a = 1  # OBO", ""]),
-    ("problem", 1, "s1", "p2", [R_B, R_B]),
-    ("problem", 1, "s4", "p2", ["", ""]),
-    ("problem", 1, "s3", "p3", ["", ""]),
-]
-PARAMS = EvaluateParams(methods=("kaser", "student_sft"), k_values=(1, 2))
-
-
-def _parses(code):
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        return False
-    return True
-
-
-def marker_verdict(code):
-    found = frozenset(label for marker, label in MARKERS.items() if marker in code)
-    diagnosed = found | ({"Empty code"} if not code.strip() else set())
-    return Verdict(found, not diagnosed, bool(code.strip()) and _parses(code), diagnosed)
-
-
-def marker_judge(problem_id, codes):
-    """The fixture's judge: a label for every marker comment in the code (all are candidates
-    here); an empty code is diagnosed outside the list."""
-    return [marker_verdict(code) for code in codes]
-
-
-def hash_embed(codes):
-    """2-d toy embedding: [1, 0] for code with a comment, [0, 1] without."""
-    return np.array([[1.0, 0.0] if "#" in code else [0.0, 1.0] for code in codes])
-
-
-def truth():
-    submissions = pl.DataFrame(
-        {"student_id": [r[0] for r in REAL], "problem_id": [r[1] for r in REAL],
-         "code": [r[2] for r in REAL], "correct": [r[3] for r in REAL],
-         "true_mastery": [r[5] for r in REAL]})
-    errors = pl.DataFrame({"student_id": [r[0] for r in REAL], "problem_id": [r[1] for r in REAL],
-                           "errors": [r[4] for r in REAL]}, schema_overrides={"errors": pl.List(pl.String)})
-    return read_truth(PROBLEMS, submissions, errors, ERROR_LABELS)
-
-
-def predictions(rows, method="kaser"):
-    return pl.DataFrame(
-        [{"split": split, "fold": fold, "student_id": s, "problem_id": p, "sample": i,
-          "code": code, "method": method}
-         for split, fold, s, p, codes in rows for i, code in enumerate(codes)],
-        schema={"split": pl.String, "fold": pl.Int64, "student_id": pl.String, "problem_id": pl.String,
-                "sample": pl.Int64, "code": pl.String, "method": pl.String})
-
-
-def judged(rows, method="kaser"):
-    return judge_predictions(predictions(rows, method), CANDIDATES, marker_judge, "markers")[0]
+from marker_dataset import (CANDIDATES, COLON, DIV, KASER, OBO, PARAMS, R_B, R_E, hash_embed, judged,
+                            marker_judge, predictions, sft_rows, truth)
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +39,7 @@ def kaser_pairs():
     # recall (the authors' score) of {COLON}: 0, then 1 (the extra OBO does not lower it)
     ("s2", "p1", {"iou_incorrect@1": 0.0, "iou_incorrect@2": 0.5, "knowledge_alignment": 1 / 3,
                   "error_recall@1": 0.0, "error_recall@2": 1.0}),
-    # D: correct code, invented OBO then the empty code: 0 both (the old IoU(∅, ∅) paid 1)
+    # D: correct code, invented OBO then the empty code: 0 both (plain IoU(∅, ∅) would pay 1)
     ("s2", "p2", {"iou_all@1": 0.0, "iou_all@2": 0.0, "iou_incorrect@2": None,
                   "knowledge_alignment": 0.0, "valid_share": 0.5}),
     # F: empty predictions score CodeBLEU 0 and miss the error
@@ -187,7 +89,7 @@ def test_problem_values():
     assert (rows["p2"]["coverage_iou"], rows["p2"]["chi2_distance"]) == (1.0, 0.0)
     assert rows["p2"]["cosine_distance"] == 0.0 and rows["p2"]["problem_valid_share"] == 0.5
     # p3: nothing predicted, two real errors: coverage 0, chi2 (1 + 1) x 1; no valid code, so
-    # no diversity to measure (before issue 11 empty codes counted, as 0)
+    # no diversity to measure (an empty code does not count as 0)
     assert (rows["p3"]["coverage_iou"], rows["p3"]["chi2_distance"]) == (0.0, 2.0)
     assert rows["p3"]["cosine_distance"] is None and rows["p3"]["codebleu_complement_max"] is None
     assert rows["p3"]["problem_valid_share"] == 0.0
@@ -227,11 +129,6 @@ def test_judge_cache_judges_each_code_once():
     # a new candidate list for p3 (e.g. a rerun of the cluster stage) re-judges p3 only
     judge_predictions(predictions(KASER), CANDIDATES | {"p3": [COLON]}, counting_judge, "markers", cache)
     assert [p for p, _ in calls] == ["p3"]
-
-
-def sft_rows():
-    """Student SFT: always the empty program (CodeBLEU 0, no errors)."""
-    return [(split, fold, s, p, ["", ""]) for split, fold, s, p, _ in KASER]
 
 
 def test_t_test_over_pairs_with_two_folds():
@@ -394,7 +291,7 @@ def test_truncated_predictions_are_not_judged_and_are_counted_apart():
 
 
 def test_a_judge_cache_without_verdicts_is_dropped():
-    # a cache written before issue 11 (labels only) cannot say whether a code is correct
+    # a cache of labels only (no verdict columns) cannot say whether a code is correct
     old = pl.DataFrame({"judge_key": ["k"], "code": ["x"], "errors": [["A"]]})
     _, cache = judge_predictions(predictions(KASER), CANDIDATES, marker_judge, "markers", old)
     assert "k" not in cache["judge_key"].to_list() and set(cache.columns) >= {"clean", "valid"}

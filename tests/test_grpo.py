@@ -48,7 +48,7 @@ def test_examples_carry_the_reward_columns_and_one_group_per_row():
 
 def test_reward_weights_must_match_the_three_rewards(tmp_path):
     with pytest.raises(InputError, match="reward_weights needs 3 values"):
-        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(reward_weights=(1.0, 1.0)),
+        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(reward_weights=(1.0, 1.0), max_completion_length=8),
                      tmp_path, judge=lambda *a: None, dtype="float32")
 
 
@@ -99,11 +99,11 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
 def test_a_prose_policy_earns_less_total_reward_than_the_true_code(tmp_path):
     # the hybrid reward as GRPO computes it (the three functions, weights [1, 1, 1]) over a small
     # batch with the real static judge: two students of one problem (one correct, one with the
-    # wrong-operator error), 3 completions each. Before issue 11 prose earned error reward 1 on
-    # the correct student (IoU(∅, ∅)); now it earns 0 everywhere.
+    # wrong-operator error), 3 completions each. Prose earns error reward 0 everywhere, also on
+    # the correct student, where plain IoU(∅, ∅) would pay 1.
     from kaser.errors.judge import StaticJudge
     from kaser.predictor.grpo import kaser_rewards
-    from test_judge import CANDIDATES, CORRECT, PROBLEM, WRONG_OPERATOR, dataset
+    from hike_problem import CANDIDATES, CORRECT, PROBLEM, WRONG_OPERATOR, dataset
 
     judge = StaticJudge(*dataset(tmp_path))
     rows = [(CORRECT, [], True), (WRONG_OPERATOR, ["Incorrect logical operator"], False)]

@@ -1,44 +1,14 @@
 """The judge: static diagnoses mapped to cluster labels and restricted to candidates; LLM judge."""
 
-import json
-
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from kaser.data.contracts import write_dataset
-from kaser.errors.judge import JudgeConfig, StaticJudge, judge_name, judge_sources, reward_judge
-from kaser.errors.static_annotator import StaticSettings
-from kaser.llm import LLMConfig
-from kaser.data.synth.bank import load_bank
-
-PROBLEM = next(p for p in load_bank("python") if p.problem_id == "python_can_hike")
-CORRECT = PROBLEM.references[0]
-WRONG_OPERATOR = CORRECT.replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25")
-SYNTAX = CORRECT.replace("if raining:", "if raining")
-
-
-def dataset(tmp_path):
-    problems = pl.DataFrame({
-        "problem_id": [PROBLEM.problem_id], "language": ["python"], "statement": [PROBLEM.statement],
-        "kcs": [list(PROBLEM.kcs)],
-        "tests": [[{"input": json.dumps(list(a)), "expected": json.dumps(e)} for a, e in PROBLEM.tests]],
-        "reference": [CORRECT]})
-    submissions = pl.DataFrame({"student_id": ["a", "b"], "problem_id": [PROBLEM.problem_id] * 2,
-                                "step": [0, 0], "code": [CORRECT, WRONG_OPERATOR],
-                                "score": [1.0, 0.5], "correct": [True, False]})
-    write_dataset(tmp_path, problems, submissions)
-    # the cluster stage named the boolean-operator cluster differently from the standard label
-    error_labels = pl.DataFrame({"category": ["Logical", "Syntax"],
-                                 "label": ["Wrong boolean operator", "Missing colon"],
-                                 "count": [3, 1], "cluster": [0, 1],
-                                 "cluster_label": ["Incorrect logical operator", "Missing colon"]})
-    error_labels.write_parquet(tmp_path / "error_labels.parquet")
-    return problems, submissions, error_labels
-
-
-CANDIDATES = ["Incorrect logical operator", "Missing colon", "Off-by-one error"]
+from kaser.errors.judge import JudgeParams, LLMJudge, StaticJudge, judge_name, judge_sources, reward_judge
+from kaser.errors.static_annotator import StaticParams
+from kaser.llm import LLMParams
+from hike_problem import CANDIDATES, CORRECT, PROBLEM, SYNTAX, WRONG_OPERATOR, dataset
 
 
 @pytest.mark.parametrize("code, candidates, expected", [
@@ -61,18 +31,18 @@ def test_judge_many_diagnoses_each_code_once(tmp_path):
 
 def test_reward_judge_takes_its_settings_and_needs_the_cluster_outputs(tmp_path):
     dataset(tmp_path)
-    with reward_judge(tmp_path, JudgeConfig("static"), StaticSettings()) as judge:
+    with reward_judge(tmp_path, JudgeParams("static"), StaticParams()) as judge:
         assert judge(PROBLEM.problem_id, WRONG_OPERATOR, CANDIDATES) == {"Incorrect logical operator"}
     (tmp_path / "error_labels.parquet").unlink()
     with pytest.raises(Exception, match="error_labels.parquet"):
-        with reward_judge(tmp_path, JudgeConfig("static"), StaticSettings()):
+        with reward_judge(tmp_path, JudgeParams("static"), StaticParams()):
             pass
 
 
 def test_unknown_backend_is_a_clear_error(tmp_path):
     dataset(tmp_path)
     with pytest.raises(Exception, match="unknown judge backend 'magic'"):
-        with reward_judge(tmp_path, JudgeConfig("magic")):
+        with reward_judge(tmp_path, JudgeParams("magic")):
             pass
 
 
@@ -85,12 +55,12 @@ def _other(value):
     return value * 2 + 1 if isinstance(value, (int, float)) else f"{value}-other"
 
 
-STATIC = JudgeConfig("static")
-OPENAI = JudgeConfig("openai")
+STATIC = JudgeParams("static")
+OPENAI = JudgeParams("openai")
 SETTING_CHANGES = (
-    [(f"annotate.{f}", STATIC, StaticSettings(**{f: _other(getattr(StaticSettings(), f))}), None)
-     for f in StaticSettings.__dataclass_fields__]
-    + [(f"llm.{f}", OPENAI, None, LLMConfig(**{f: _other(getattr(LLMConfig(), f))}))
+    [(f"annotate.{f}", STATIC, StaticParams(**{f: _other(getattr(StaticParams(), f))}), None)
+     for f in StaticParams.__dataclass_fields__]
+    + [(f"llm.{f}", OPENAI, None, LLMParams(**{f: _other(getattr(LLMParams(), f))}))
        for f in ("model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens", "seed")]
     + [("judge.backend", OPENAI, None, None)])
 
@@ -115,10 +85,10 @@ def test_a_change_to_any_dataset_file_the_judge_reads_changes_the_judge_name(tmp
 def test_settings_that_cannot_change_a_judgement_keep_the_judge_name():
     # the LLM's endpoint, patience and prices do not make another answer; nor do LLM settings
     # for the static judge, nor annotator settings for the LLM judge
-    assert judge_name(OPENAI, None, LLMConfig(timeout_s=5, max_concurrency=1, base_url="http://x")) \
-        == judge_name(OPENAI, None, LLMConfig())
-    assert judge_name(STATIC, StaticSettings(), LLMConfig(model="other")) == judge_name(STATIC, StaticSettings())
-    assert judge_name(OPENAI, StaticSettings(seed=7), None) == judge_name(OPENAI)
+    assert judge_name(OPENAI, None, LLMParams(timeout_s=5, max_concurrency=1, base_url="http://x")) \
+        == judge_name(OPENAI, None, LLMParams())
+    assert judge_name(STATIC, StaticParams(), LLMParams(model="other")) == judge_name(STATIC, StaticParams())
+    assert judge_name(OPENAI, StaticParams(seed=7), None) == judge_name(OPENAI)
 
 
 JUDGED_FILES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py",
@@ -168,13 +138,9 @@ def test_a_change_to_any_judge_source_changes_the_judge_name(package_copy, name_
 
 
 # ---------------------------------------------------------------- the openai backend
+# (make_client and server: the fake OpenAI-compatible server of conftest.py)
 
-from test_llm import make_client, server  # noqa: E402,F401  (fake OpenAI-compatible server on 127.0.0.1)
-
-from kaser.errors.judge import LLMJudge  # noqa: E402
-
-
-def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, server):  # noqa: F811
+def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, server):
     problems, _, _ = dataset(tmp_path)
     judge = LLMJudge(problems, make_client())
     # the fake model answers with the first candidate and one label that is not on the list
@@ -211,7 +177,10 @@ def test_the_evaluation_may_use_another_backend_than_the_reward(tmp_path):
     from _runner import Stage
 
     params = tmp_path / "params.yaml"
-    params.write_text("judge:\n  backend: openai\nannotate:\n  backend: static\nllm: {}\n")
+    import yaml
+    from stage_runs import full_params
+    params.write_text(yaml.safe_dump(full_params({"judge": {"backend": "openai"},
+                                                  "annotate": {"backend": "static"}})))
     stage = Stage("evaluate", "ds", ("judge", "annotate", "llm.model", "llm.json_mode",
                                      "llm.temperature", "llm.reasoning_effort",
                                      "llm.max_completion_tokens", "llm.seed"), params_file=params)
@@ -219,11 +188,11 @@ def test_the_evaluation_may_use_another_backend_than_the_reward(tmp_path):
     assert judge_settings(stage, "static")[0].backend == "static"
     dataset(tmp_path)
     with pytest.raises(Exception, match="unknown judge backend 'magic'"):
-        with reward_judge(tmp_path, JudgeConfig("magic")):
+        with reward_judge(tmp_path, JudgeParams("magic")):
             pass
 
 
-def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_client, server):  # noqa: F811
+def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_client, server):
     problems, submissions, error_labels = dataset(tmp_path)
     judge = LLMJudge(problems, make_client(), grounding=StaticJudge(problems, submissions, error_labels))
     prose = "It returns True when we can go hiking."

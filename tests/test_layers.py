@@ -1,6 +1,6 @@
 """The package layout reads like the pipeline, and every import points down.
 
-Floors, from the ground up (DESIGN.md "Layout"): shared ground (InputError, config, taxonomy, the
+Floors, from the ground up (docs/design.md "Layout"): shared ground (InputError, config, taxonomy, the
 LLM client, the embedder, the metrics, the method registry) <- code <- data <- {errors, knowledge}
 <- {predictor, evaluation} <- simulate <- cli (the top floor, which reads a --params file and
 calls the library with plain values, as the stage scripts do through stages/_runner.py). Packages on one floor stand side by side: neither
@@ -20,6 +20,7 @@ KASER = Path(__file__).resolve().parents[1] / "kaser"
 # package (first name under kaser) -> floor; modules directly under kaser/ are listed by name
 FLOORS = {
     "__init__": -1, "config": 0, "taxonomy": 0, "llm": 0, "embeddings": 0, "metrics": 0, "methods": 0,
+    "sources": 0,
     "code": 1,
     "data": 2,
     "errors": 3, "knowledge": 3,

@@ -90,12 +90,11 @@ def test_bad_runs_name_params_yaml_and_the_key(values, message):
 def test_runs_paths_and_the_default():
     import yaml
     from kaser.config import from_dict
-    from kaser.predictor.base_model import ModelParams, adapter_path, run_name
+    from kaser.predictor.base_model import ModelParams, run_name
     model = ModelParams(folds=(3, 1), splits=("problem", "student"))
     assert model.runs() == [("problem", 3), ("problem", 1), ("student", 3), ("student", 1)]
     assert model.first_run == ("problem", 3)
     assert [run_name(*run) for run in model.runs()] == ["problem-3", "problem-1", "student-3", "student-1"]
-    assert adapter_path("ds", "parastudent", "student", 1).as_posix() == "models/ds/parastudent/student-1"
     # the repository's params.yaml: one run, as the CPU budget allows
     params = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
     repo = from_dict(ModelParams, params["model"], where="params.yaml:model")

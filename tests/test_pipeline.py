@@ -1,8 +1,9 @@
 """dvc.yaml: a change reruns what it affects, and only that.
 
-Two promises of the pipeline are checked on the real dvc.yaml through DVC's own stage graph:
+Promises of the pipeline, checked on the real dvc.yaml through DVC's own stage graph:
 1. every kaser/ module a stage's script imports (directly or through other kaser modules, also
-   inside functions) is a dependency of that stage, so editing it reruns the stage;
+   inside functions; kaser.sources) is a dependency of that stage, so editing it reruns the stage,
+   and the code deps are exactly what `make dvc-deps` (stages/_dvc_deps.py) writes;
 2. every params key a stage reads is a params dependency of that stage: a stage reads params.yaml
    only through stages/_runner.py, which refuses keys outside the script's `PARAMS`, and here
    each script's `PARAMS` (read by AST) must be declared in dvc.yaml (the runner's operational
@@ -25,7 +26,10 @@ STAGES = REPO / "stages"
 if str(STAGES) not in sys.path:
     sys.path.insert(0, str(STAGES))
 
+import _dvc_deps  # noqa: E402
 from _runner import Stage, covered as key_covered, operational  # noqa: E402
+
+from kaser import sources  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -39,43 +43,8 @@ def graph():
         repo.close()
 
 
-def module_files(name: str) -> list[str]:
-    """Repository-relative files that importing a dotted kaser name runs: the module (or package)
-    itself and the __init__.py of every package above it."""
-    parts = name.split(".")
-    candidates = [Path(*parts[:i], "__init__.py") for i in range(1, len(parts))]
-    path = Path(*parts)
-    candidates += [path.with_suffix(".py"), path / "__init__.py"]
-    return [str(candidate) for candidate in candidates if (REPO / candidate).is_file()]
-
-
-def kaser_imports(path: str) -> set[str]:
-    """kaser/ files imported anywhere in one Python file (also `from kaser.x import module`), and
-    the stage scripts' shared modules (stages/_runner.py, ...) a stage script imports."""
-    found = set()
-    for node in ast.walk(ast.parse((REPO / path).read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        else:
-            continue
-        for name in names:
-            if name == "kaser" or name.startswith("kaser."):
-                found.update(module_files(name))
-            elif path.startswith("stages/") and (STAGES / f"{name}.py").is_file():
-                found.add(f"stages/{name}.py")
-    return found
-
-
 def import_closure(script: str) -> set[str]:
-    seen: set[str] = set()
-    todo = [script]
-    while todo:
-        for module in kaser_imports(todo.pop()) - seen:
-            seen.add(module)
-            todo.append(module)
-    return seen
+    return {p.relative_to(REPO).as_posix() for p in sources.import_closure(REPO / script, REPO)}
 
 
 def stage_commands(stage) -> list[str]:
@@ -113,6 +82,34 @@ def test_every_imported_kaser_module_is_a_stage_dependency(graph):
             if gaps:
                 missing[stage.addressing] = gaps
     assert not missing, f"modules imported but not in dvc.yaml deps: {missing}"
+
+
+def test_dvc_yaml_code_deps_are_what_make_dvc_deps_writes():
+    text = (REPO / "dvc.yaml").read_text()
+    new, stale = _dvc_deps.rewrite(text)
+    assert not stale, f"run `make dvc-deps`: the code deps of {stale} differ from their imports"
+    assert new == text
+
+
+def test_make_dvc_deps_restores_a_dropped_module_and_keeps_the_hand_written_deps():
+    text = (REPO / "dvc.yaml").read_text()
+    broken = text.replace(" kaser/predictor/sft.py,", "", 1)   # one import left out of a stage
+    assert broken != text
+    new, stale = _dvc_deps.rewrite(broken)
+    assert stale and new == text
+    assert '"data/${key}/mastery.parquet"' in new      # a hand-written dep survives the rewrite
+
+
+def test_dvc_deps_check_exits_non_zero_when_stale(tmp_path, monkeypatch):
+    stale = tmp_path / "dvc.yaml"
+    stale.write_text((REPO / "dvc.yaml").read_text().replace(" kaser/config.py,", "", 1))
+    monkeypatch.setattr(_dvc_deps, "DVC_FILE", stale)
+    assert _dvc_deps.main(["--check"]) == 1
+    assert _dvc_deps.main(["--write"]) == 0 and _dvc_deps.main(["--check"]) == 0
+
+
+def test_dvc_yaml_is_short_enough_to_read():
+    assert len((REPO / "dvc.yaml").read_text().splitlines()) <= 400
 
 
 def test_every_stage_runs_with_a_fixed_hash_seed(graph):
@@ -214,16 +211,18 @@ def test_the_params_check_finds_a_key_read_but_not_declared():
 
 
 def test_the_runner_refuses_a_key_the_script_does_not_declare(tmp_path):
-    from kaser.errors.judge import JudgeConfig
+    from kaser.errors.judge import JudgeParams
     (tmp_path / "params.yaml").write_text("judge:\n  backend: static\ngrpo: {}\n")
     stage = Stage("grpo", "toy", ("grpo",), params_file=tmp_path / "params.yaml")
-    with pytest.raises(RuntimeError, match="reads params key 'judge'.*add it there"):
-        stage.section("judge", JudgeConfig)
+    with pytest.raises(RuntimeError, match=r"reads params key 'judge\.backend'.*add it there"):
+        stage.section("judge", JudgeParams)
     declared_stage = Stage("grpo", "toy", ("judge",), params_file=tmp_path / "params.yaml")
-    assert declared_stage.section("judge", JudgeConfig) == JudgeConfig("static")
-    with pytest.raises(RuntimeError, match="'judge.backend'"):
-        Stage("grpo", "toy", ("grpo",), params_file=tmp_path / "params.yaml").section(
-            "judge", JudgeConfig, keys=("backend",))
+    assert declared_stage.section("judge", JudgeParams) == JudgeParams("static")
+    # every field comes from the file: a key the section lacks is an error, not a default
+    from kaser import InputError
+    from kaser.predictor.grpo import GrpoParams
+    with pytest.raises(InputError, match=r"params.yaml:grpo: missing key\(s\) num_generations"):
+        Stage("grpo", "toy", ("grpo",), params_file=tmp_path / "params.yaml").section("grpo", GrpoParams)
 
 
 def test_every_stage_script_runs_through_the_runner():

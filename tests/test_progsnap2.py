@@ -3,7 +3,6 @@ dialects, problem tables, and one-line refusals."""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from kaser import InputError
 from kaser.cli import main as cli_main
 from kaser.data.contracts import read_dataset
 from kaser.data.progsnap2 import ingest_progsnap2, signature, statement_from_code
+from csv_files import write_csv
 
 ITAP = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "itap_python_sample"
 
@@ -21,15 +21,6 @@ ADD = "def add(a, b):\n    return a + b\n"
 ADD_WRONG = "def add(a, b):\n    return a - b\n"
 ADD_JAVA = "int add(int a, int b) {\n    return a + b;\n}"
 ADD_JAVA_WRONG = "int add(int a, int b) {\n    return a - b;\n}"
-
-
-def write_csv(path: Path, header, rows) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
 
 
 def quiet(_line):
@@ -243,14 +234,14 @@ def test_prepare_stage_on_a_progsnap2_folder(tmp_path):
 
 
 def test_openai_kc_backend_asks_once_and_caches(tmp_path, monkeypatch):
-    from test_llm import KEY_ENV, SECRET, FakeOpenAI
-    from kaser.llm import ChatClient, LLMConfig
+    from fake_openai import KEY_ENV, SECRET, FakeOpenAI
+    from kaser.llm import ChatClient, LLMParams
 
     fake = FakeOpenAI()
     fake.thread.start()
     monkeypatch.setenv(KEY_ENV, SECRET)
     root = zero_one_dialect(tmp_path / "raw")
-    cfg = LLMConfig(base_url=fake.url, api_key_env=KEY_ENV, backoff_s=0.001, max_retries=1)
+    cfg = LLMParams(base_url=fake.url, api_key_env=KEY_ENV, backoff_s=0.001, max_retries=1)
     try:
         for _ in range(2):   # the second run is answered from the cache
             with ChatClient(cfg, tmp_path / "cache.sqlite", progress=False) as client:

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 import yaml
 
-from stage_runs import REPO, STAGE_PARAMS, stage
+from stage_runs import REPO, STAGE_PARAMS, full_params, stage
 from tiny_lm import tiny_model_folder
 
 ITAP = REPO.parent / "shared" / "data" / "itap_python_sample"
@@ -60,7 +60,7 @@ def params_for(raw: Path) -> dict:
                     "beside the clone, as in CI)")
 def test_prepare_to_evaluate_on_a_slice_of_itap(tmp_path, monkeypatch):
     raw = slice_of_itap(tmp_path / "raw")
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params_for(raw)))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(full_params(params_for(raw))))
     (tmp_path / "models").mkdir()
     (tmp_path / "models" / "base").symlink_to(tiny_model_folder())
     monkeypatch.chdir(tmp_path)

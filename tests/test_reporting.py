@@ -5,8 +5,8 @@ import copy
 
 import numpy as np
 import pytest
-from test_evaluation import (CANDIDATES, KASER, PARAMS, hash_embed, marker_judge, predictions,
-                             sft_rows, truth)
+from marker_dataset import (CANDIDATES, KASER, PARAMS, hash_embed, marker_judge, predictions,
+                            sft_rows, truth)
 
 from kaser.evaluation.scoring import evaluate_dataset
 from kaser.evaluation.figures import reward_rows, rewards_csv

@@ -1,13 +1,12 @@
-"""The synthetic datasets are the same bytes on every machine (issue 11, item 8).
+"""The synthetic datasets are the same bytes on every machine.
 
     .venv/bin/python -m pytest tests/test_reproducible.py            # fast part
     .venv/bin/python -m pytest -m slow tests/test_reproducible.py    # both default datasets, minutes
 
-What made them differ: numpy picks its exp kernel by CPU (AVX-512, AVX2 or plain), the kernels
-differ in the last bit, and the students' mastery came from np.exp, so a machine without AVX-512
-wrote other `true_mastery` bytes (kaser/data/synth/students.py now computes it with Decimal). A
-process can play an older CPU: NPY_DISABLE_CPU_FEATURES switches numpy's kernels off and
-GLIBC_TUNABLES libm's AVX2/FMA variants. The slow test builds each default dataset twice with
+What could make them differ: numpy picks its exp kernel by CPU (AVX-512, AVX2 or plain) and the
+kernels differ in the last bit, so kaser/data/synth/students.py computes the students' mastery
+(`true_mastery`) with Decimal, not np.exp. A process can play an older CPU:
+NPY_DISABLE_CPU_FEATURES switches numpy's kernels off and GLIBC_TUNABLES libm's AVX2/FMA variants. The slow test builds each default dataset twice with
 `stages/prepare.py`: once plainly, once as such an older CPU, from another working directory,
 with another hash seed, locale and TMPDIR, pinned to one core that busy processes keep loaded.
 """

@@ -269,7 +269,7 @@ def test_diversity_bad_input_is_refused(kwargs, error):
 
 
 def test_error_reward_refuses_a_judge_that_returns_bare_labels():
-    # a label set cannot say whether the code is correct: the pre-issue-11 hole
+    # a label set cannot say whether the code is correct, so prose would pass for a correct answer
     with pytest.raises(TypeError, match="must return kaser.errors.judge.Verdict"):
         make_error_reward(lambda *a: set())(["x"], problem_id=["p"], errors=[[]], candidate_errors=[[]])
 
@@ -305,11 +305,11 @@ def test_error_recall(diagnosed, truth, expected):
 # A Python problem of the synthetic bank judged by the static judge (compiler-free: Python's
 # parser, the sandbox, the tests), its candidate list as the cluster stage would make it.
 
-from test_judge import CANDIDATES as HIKE_CANDIDATES  # noqa: E402
-from test_judge import CORRECT as HIKE_CORRECT  # noqa: E402
-from test_judge import PROBLEM as HIKE  # noqa: E402
-from test_judge import WRONG_OPERATOR as HIKE_WRONG  # noqa: E402
-from test_judge import dataset as hike_dataset  # noqa: E402
+from hike_problem import CANDIDATES as HIKE_CANDIDATES  # noqa: E402
+from hike_problem import CORRECT as HIKE_CORRECT  # noqa: E402
+from hike_problem import PROBLEM as HIKE  # noqa: E402
+from hike_problem import WRONG_OPERATOR as HIKE_WRONG  # noqa: E402
+from hike_problem import dataset as hike_dataset  # noqa: E402
 
 HIKE_CASES = {
     "prose": "This function checks the temperature and whether it rains, then decides if we "
@@ -360,7 +360,7 @@ def test_error_reward_with_the_static_judge(hike_judge, case, cut, truth, expect
 @pytest.mark.parametrize("case", ["prose", "restated problem", "empty", "return 0", "pass stub",
                                   "truncated code"])
 def test_non_code_has_no_candidate_error_but_is_not_clean(hike_judge, case):
-    # what the old rule (IoU(∅, ∅) = 1) paid for: the judge finds no candidate error in these ...
+    # what plain IoU (IoU(∅, ∅) = 1) would pay for: the judge finds no candidate error in these ...
     [verdict] = hike_judge.verdicts(HIKE.problem_id, [HIKE_CASES[case]], HIKE_CANDIDATES)
     assert verdict.errors == frozenset() and iou(verdict.errors, set()) == 1.0
     # ... but it did diagnose them, so they are not correct

@@ -68,7 +68,7 @@ def test_vllm_backend_without_vllm_says_how_to_install():
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("vLLM is installed here (the GPU extra)")
     with pytest.raises(InputError, match=r"pip install '\.\[gpu\]'"):
-        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(backend="vllm"))
+        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(backend="vllm", max_new_tokens=4))
 
 
 def test_prediction_rows_one_per_sample_with_code_out_of_fences():

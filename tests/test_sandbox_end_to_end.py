@@ -2,8 +2,7 @@
 
 The hostile program forges result records for every program index and case, patches the modules
 its neighbours would share, tries to kill its worker and everything else it can signal, and (Java)
-reaches for the harness's result stream by reflection and through /proc/self/fd/1. Before issue 12
-one such submission among 45 Python ones changed the labels of 43.
+reaches for the harness's result stream by reflection and through /proc/self/fd/1.
 """
 
 from __future__ import annotations

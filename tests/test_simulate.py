@@ -9,58 +9,10 @@ import yaml
 
 from kaser import InputError
 from kaser.cli import main
-from kaser.predictor.base_model import load_model
 from kaser.predictor.sampling import GenerateParams
 from kaser.simulate import (error_distribution, knowledge_sweep, parse_mastery, population_profiles,
                             sweep_levels, sweep_markdown)
-from tiny_lm import tiny_model_folder
-
-PARAMS = {"model": {"base": "tiny", "dtype": "float32", "folds": [0], "splits": ["student"]},
-          "generate": {"backend": "transformers", "k": 2, "temperature": 0.7, "top_k": 40,
-                       "top_p": 1.0, "repetition_penalty": 1.1, "max_new_tokens": 8,
-                       "batch_size": 4, "max_pairs": None, "seed": 0},
-          "annotate": {"backend": "static", "case_timeout_s": 0.5, "repair_rounds": 1,
-                       "max_repairs": 5, "generated_inputs": 5, "max_references": 2, "seed": 0},
-          "judge": {"backend": "static"}}
-STATEMENT = "Return the sum of the numbers in the list xs."
-
-
-@pytest.fixture(scope="module")
-def adapter_folder(tmp_path_factory):
-    """A LoRA adapter on the tiny model, as the grpo stage leaves it."""
-    from peft import LoraConfig, get_peft_model
-    model, _ = load_model(tiny_model_folder(), dtype="float32", trainable=True)
-    peft_model = get_peft_model(model, LoraConfig(r=2, lora_alpha=4, target_modules=["q_proj"],
-                                                  task_type="CAUSAL_LM"))
-    folder = tmp_path_factory.mktemp("grpo")
-    peft_model.save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture
-def workspace(tmp_path, monkeypatch, adapter_folder):
-    """A repository root: params.yaml, models/base, models/toy/grpo/student-0 (the first run's
-    adapter), data/toy (problems, mastery)."""
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(PARAMS))
-    (tmp_path / "models" / "toy" / "grpo").mkdir(parents=True)
-    (tmp_path / "models" / "base").symlink_to(tiny_model_folder())
-    (tmp_path / "models" / "toy" / "grpo" / "student-0").symlink_to(adapter_folder)
-    data = tmp_path / "data" / "toy"
-    data.mkdir(parents=True)
-    pl.DataFrame({"problem_id": ["p1", "p2"], "kcs": [["loops", "lists"], ["arithmetic"]]}
-                 ).write_parquet(data / "problems.parquet")
-    # vocabulary order: arithmetic, lists, loops
-    pl.DataFrame({"student_id": ["s1", "s2", "s3"], "problem_id": ["p1"] * 3, "step": [0, 0, 0],
-                  "fold": [0, 1, 2], "mastery": [[0.1, 0.2, 0.3], [0.5, 0.6, 0.7], [0.9, 0.8, 0.95]]}
-                 ).write_parquet(data / "mastery.parquet")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def run(*argv):
-    main(["simulate", "--problem", STATEMENT, "--language", "python", "--dataset", "toy",
-          "--out", "sim", *argv])
-
+from simulate_cli import PARAMS, STATEMENT, run
 
 @pytest.mark.parametrize("argv, message", [
     # a KC the problem was not given
@@ -75,30 +27,30 @@ def run(*argv):
     # a population over KCs the dataset never saw: the known ones are listed
     (["--kcs", "recursion", "--population", "3"], "unknown to the dataset; known: arithmetic, lists, loops"),
 ])
-def test_bad_input_exits_2_with_one_line(workspace, capsys, argv, message):
+def test_bad_input_exits_2_with_one_line(simulate_workspace, capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         run(*argv)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
-    assert not (workspace / "sim").exists()
+    assert not (simulate_workspace / "sim").exists()
 
 
 @pytest.mark.parametrize("missing, message", [
     ("models/toy/grpo/student-0", "run `dvc repro grpo@toy` first"),
     ("models/base", "run `dvc repro base_model` first"),
 ])
-def test_missing_model_says_which_stage_to_run(workspace, capsys, missing, message):
-    (workspace / missing).unlink()
+def test_missing_model_says_which_stage_to_run(simulate_workspace, capsys, missing, message):
+    (simulate_workspace / missing).unlink()
     with pytest.raises(SystemExit) as exit_:
         run("--kcs", "loops", "--mastery", "loops=0.5")
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
 
 
-def test_the_adapter_is_the_first_runs(workspace, capsys):
+def test_the_adapter_is_the_first_runs(simulate_workspace, capsys):
     # runs: problem-2, problem-0, student-2, student-0; only the first one's adapter counts
-    (workspace / "params.yaml").write_text(yaml.safe_dump(
+    (simulate_workspace / "params.yaml").write_text(yaml.safe_dump(
         PARAMS | {"model": PARAMS["model"] | {"folds": [2, 0], "splits": ["problem", "student"]}}))
     args = ["simulate", "--problem", STATEMENT, "--language", "python", "--dataset", "toy",
             "--kcs", "loops", "--mastery", "loops=0.5", "-k", "1", "--out", "sim"]
@@ -114,12 +66,12 @@ def test_the_adapter_is_the_first_runs(workspace, capsys):
         "models/toy/grpo/student-0"
 
 
-def test_one_profile_writes_k_samples_with_errors(workspace):
-    statement_file = workspace / "statement.txt"
+def test_one_profile_writes_k_samples_with_errors(simulate_workspace):
+    statement_file = simulate_workspace / "statement.txt"
     statement_file.write_text(STATEMENT + "\n")
     main(["simulate", "--problem", str(statement_file), "--language", "python", "--dataset", "toy",
           "--kcs", "loops, lists", "--mastery", "lists=0.9,loops=0.2", "-k", "3", "--out", "sim"])
-    simulation = json.loads((workspace / "sim" / "simulation.json").read_text())
+    simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
     assert simulation["problem"]["statement"] == STATEMENT          # read from the file
     [result] = simulation["profiles"]
     assert result["profile"] == {"loops": 0.2, "lists": 0.9}
@@ -128,14 +80,14 @@ def test_one_profile_writes_k_samples_with_errors(workspace):
         assert isinstance(sample["code"], str)
         assert all(e["category"] == "Syntax" for e in sample["errors"])   # no tests: syntax only
     assert "error_distribution" not in simulation
-    markdown = (workspace / "sim" / "simulation.md").read_text()
+    markdown = (simulate_workspace / "sim" / "simulation.md").read_text()
     assert "| loops | 0.20 |" in markdown and markdown.count("```python") == 3
     assert "compiler / parser only" in markdown
 
 
-def test_population_shares_are_in_0_1(workspace):
+def test_population_shares_are_in_0_1(simulate_workspace):
     run("--kcs", "loops,arithmetic", "--population", "4", "-k", "2")
-    simulation = json.loads((workspace / "sim" / "simulation.json").read_text())
+    simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
     assert len(simulation["profiles"]) == 4
     assert all(len(r["samples"]) == 2 for r in simulation["profiles"])
     known = [{"loops": 0.3, "arithmetic": 0.1}, {"loops": 0.7, "arithmetic": 0.5},
@@ -145,7 +97,7 @@ def test_population_shares_are_in_0_1(workspace):
     samples = [s for r in simulation["profiles"] for s in r["samples"]]
     for label, share in simulation["error_distribution"].items():   # share of the 8 codes
         assert share == sum(any(e["label"] == label for e in s["errors"]) for s in samples) / 8
-    assert "Forecast error distribution (4 students)" in (workspace / "sim" / "simulation.md").read_text()
+    assert "Forecast error distribution (4 students)" in (simulate_workspace / "sim" / "simulation.md").read_text()
 
 
 def test_population_draw_is_seeded_and_projected():
@@ -183,8 +135,8 @@ def test_sweep_markdown_lays_out_table_4():
     assert "| errors 2 | none | none | none |" in lines
 
 
-def test_knowledge_sweep_judges_dataset_problem_with_its_tests(workspace):
-    data = workspace / "data" / "toy"
+def test_knowledge_sweep_judges_dataset_problem_with_its_tests(simulate_workspace):
+    data = simulate_workspace / "data" / "toy"
     tests = [{"input": "[[1, 2]]", "expected": "3"}, {"input": "[[]]", "expected": "0"}]
     pl.DataFrame({"problem_id": ["p1"], "language": ["python"], "statement": [STATEMENT],
                   "kcs": [["loops", "lists"]], "tests": [tests], "reference": ["def f(xs):\n    return sum(xs)"]},
@@ -195,10 +147,10 @@ def test_knowledge_sweep_judges_dataset_problem_with_its_tests(workspace):
     pl.DataFrame({"category": ["Syntax"], "label": ["Syntax error"], "count": [1], "cluster": [0],
                   "cluster_label": ["Syntax error"]}).write_parquet(data / "error_labels.parquet")
     (data / "problem_errors.json").write_text(json.dumps({"p1": ["Syntax error", "Wrong return value"]}))
-    from kaser.errors.judge import JudgeConfig, reward_judge
-    with reward_judge(data, JudgeConfig("static")) as judge:
-        markdown = knowledge_sweep(data, "p1", workspace / "models" / "base",
-                                   workspace / "models/toy/grpo/student-0",
+    from kaser.errors.judge import JudgeParams, reward_judge
+    with reward_judge(data, JudgeParams("static")) as judge:
+        markdown = knowledge_sweep(data, "p1", simulate_workspace / "models" / "base",
+                                   simulate_workspace / "models/toy/grpo/student-0",
                                    GenerateParams(k=2, max_new_tokens=8), judge, "float32")
         assert "| loops | 0.15 | 0.20 | 0.90 |" in markdown
         assert markdown.count("| predicted code") == 2 and markdown.count("| errors") == 2

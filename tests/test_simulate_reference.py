@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from kaser.simulate import judge_codes, read_tests
-from test_simulate import adapter_folder, run, workspace   # noqa: F401  (fixtures)
+from simulate_cli import run
 
 LOGIC = ("Logical", "Runtime")
 
@@ -44,12 +44,12 @@ def test_without_reference_only_syntax_is_judged():
     assert {e["category"] for e in errors[wrong]} == {"Logical"}
 
 
-def test_cli_reference_and_tests_are_used(workspace):   # noqa: F811
-    (workspace / "solution.py").write_text("def total(xs):\n    return sum(xs)\n")
-    (workspace / "tests.json").write_text(json.dumps([{"input": [[1, 2]], "expected": 3}]))
+def test_cli_reference_and_tests_are_used(simulate_workspace):
+    (simulate_workspace / "solution.py").write_text("def total(xs):\n    return sum(xs)\n")
+    (simulate_workspace / "tests.json").write_text(json.dumps([{"input": [[1, 2]], "expected": 3}]))
     run("--kcs", "loops", "--mastery", "loops=0.5", "-k", "2", "--reference", "solution.py",
         "--tests", "tests.json")
-    simulation = json.loads((workspace / "sim" / "simulation.json").read_text())
+    simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
     assert "reference solution and the given tests" in simulation["note"]
     assert len(simulation["profiles"][0]["samples"]) == 2
 

@@ -15,7 +15,7 @@ import pytest
 from kaser.errors.compile_errors import bracket_balance, java_compile_errors, python_syntax_pass
 from kaser.errors.generated_tests import entry_signature, generate_inputs, python_kinds
 from kaser.code.sandbox import Diagnostic
-from kaser.errors.static_annotator import (StaticSettings, annotate_programs, annotate_static, exception_label,
+from kaser.errors.static_annotator import (StaticParams, annotate_programs, annotate_static, exception_label,
                                     problem_specs)
 from kaser.data.synth.bank import load_bank
 
@@ -96,7 +96,7 @@ def test_problem_without_tests_is_tested_against_a_correct_submission():
 def test_infinite_loop_is_labelled_without_hanging():
     hostile = "def count_evens(nums):\n    while True:\n        pass\n"
     start = time.perf_counter()
-    [errors] = annotate_static(row(PY_EVENS, "python"), [hostile], settings=StaticSettings(case_timeout_s=0.3))
+    [errors] = annotate_static(row(PY_EVENS, "python"), [hostile], settings=StaticParams(case_timeout_s=0.3))
     assert {e.label for e in errors} == {"Infinite loop"}
     assert time.perf_counter() - start < 30
 
@@ -137,7 +137,7 @@ def java_found():
     problems = [J_EVENS, J_HALF, J_LOGIN]
     programs = [[code for p, code, _ in JAVA_CASES if p is problem] for problem in problems]
     specs = problem_specs([row(p, "java") for p in problems], programs, [[p.references[0]] for p in problems])
-    found = annotate_programs(specs, programs, StaticSettings(case_timeout_s=0.3))
+    found = annotate_programs(specs, programs, StaticParams(case_timeout_s=0.3))
     return {code: {e.label for e in errors} for codes, per in zip(programs, found) for code, errors in zip(codes, per)}
 
 

@@ -13,7 +13,7 @@ Barriers, strongest first; which ones this machine allows is probed once per pro
    student mistakes and mischief but are not relied on against a determined attacker.
 Where the kernel refuses namespaces, `isolation()` says so once and raises IsolationUnavailable:
 untrusted code does not run unless the caller asks for `unsafe=True` (`--unsafe-no-isolation`),
-which falls back to what the old sandbox did (as root: own user id and no network via
+which falls back to weaker isolation (as root: own user id and no network via
 `unshare --net --setuid`; otherwise rlimits and guards only), with a warning.
 """
 
@@ -94,7 +94,7 @@ def _jail() -> Isolation | str:
 
 
 def isolation(unsafe: bool = False) -> Isolation:
-    """The namespace jail where the kernel allows it; else, only when `unsafe`, the old fallbacks.
+    """The namespace jail where the kernel allows it; else, only when `unsafe`, the weaker fallbacks.
 
     Raises IsolationUnavailable (after one log line saying why) when there is no jail and `unsafe`
     is False: untrusted code is never run with less isolation than the caller asked for.

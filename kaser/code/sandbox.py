@@ -24,7 +24,7 @@ under a SecurityManager whose policy gives student classes no way to reach the h
 that worker, only once, and a worker's time runs from the last record it accepted (per case,
 so no output extends it): a worker without progress for 2 x case_timeout_s + 5 s is killed.
 
-Departures from the paper: it runs no code (o4-mini reads it); execution is our addition (issue 3).
+Departures from the paper: it runs no code (o4-mini reads it); executing the code is our addition.
 """
 
 from __future__ import annotations

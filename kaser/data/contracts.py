@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -194,6 +195,13 @@ def dataset_counts(problems: pl.DataFrame, submissions: pl.DataFrame) -> dict:
 
 
 # ---------------------------------------------------------------------------- folds
+
+@dataclass(frozen=True)
+class SplitsParams:
+    """params.yaml `splits`: how many test folds `make_folds` makes, and its seed."""
+    folds: int
+    seed: int
+
 
 def make_folds(submissions: pl.DataFrame, n_folds: int = 5, seed: int = 0) -> dict:
     """Test folds by student and by problem: disjoint, covering, sizes within one of each other."""

@@ -122,8 +122,37 @@ def _language(events: pl.DataFrame, language: str | None, path) -> str:
 def read_events(root, *, events: Sequence[str] | None = None, score_threshold: float = 1.0,
                 language: str | None = None, report: Callable[[str], None] = print
                 ) -> tuple[pl.DataFrame, str, dict]:
-    """(first submissions with code, language, choices) of a ProgSnap2 folder."""
+    """(first submissions with code, language, choices) of a ProgSnap2 folder; each choice made
+    from the data is one helper below, and all of them are reported in one line."""
     path = main_table(root)
+    table = _main_events(path)
+    choices: dict = {"main_table": str(path)}
+    table, scored = _correctness(table, path)
+    choices["correctness"] = (f"Score (correct when >= {score_threshold})" if scored
+                              else "Correct flags")
+    kinds = _submission_kinds(table, events, path)
+    choices["events"] = kinds
+    runs, choices["left_out_unscored"] = _scored_runs(table, kinds, scored, score_threshold, path)
+    runs = _clean_ids(runs, path)
+    choices["language"] = _language(runs, language, path)
+    problem, choices["problem_key"] = _problem_key(runs)
+    runs = runs.with_columns(pl.col("SubjectID").alias("student_id"), problem.alias("problem_id"))
+    runs, order, choices["order"] = _event_order(runs, path)
+    codes_path = code_table(path)
+    choices["code_states"] = str(codes_path)
+    first, choices["stray_backslashes_removed"] = _first_submissions(runs, order, path, codes_path)
+    report(f"progsnap2: submissions are {', '.join(kinds)} events; correctness from "
+           f"{choices['correctness']}; {choices['left_out_unscored']} such events without a "
+           f"value left out; problems keyed by {choices['problem_key']}; language "
+           f"{choices['language']}; order by {choices['order']}; code from {codes_path.name} "
+           f"({choices['stray_backslashes_removed']} first submissions ended in a stray backslash, "
+           "removed)")
+    return first, choices["language"], choices
+
+
+def _main_events(path: Path) -> pl.DataFrame:
+    """The main table's columns that ingestion reads (EventType stripped); a table with no
+    correctness column or no order column is an InputError."""
     scan = _scan_csv(path, ("EventType", "SubjectID", "ProblemID", "CodeStateID"))
     names = scan.collect_schema().names()
     if "Score" not in names and "Correct" not in names:
@@ -135,35 +164,44 @@ def read_events(root, *, events: Sequence[str] | None = None, score_threshold: f
     wanted = ("EventType", "SubjectID", "ProblemID", "CodeStateID", "AssignmentID", "Score",
               "Correct", "Order", "ServerTimestamp", "ToolInstances")
     table = _collect(scan.select(*(n for n in wanted if n in names), ROW).collect, path)
-    table = table.with_columns(pl.col("EventType").str.strip_chars())
-    choices: dict = {"main_table": str(path)}
+    return table.with_columns(pl.col("EventType").str.strip_chars())
 
-    # correctness: Score (a threshold) where it has numbers, else Correct
-    scored = "Score" in names and _number(table, "Score", path)["Score"].is_not_null().any()
-    if scored:
-        table = _number(table, "Score", path).with_columns(pl.col("Score").alias("score"))
-    else:
-        table = _correct_flags(table, path)
-    choices["correctness"] = (f"Score (correct when >= {score_threshold})" if scored
-                              else "Correct flags")
 
+def _correctness(table: pl.DataFrame, path) -> tuple[pl.DataFrame, bool]:
+    """(table with a `score` column, whether it came from Score): Score where that column has
+    numbers, else the Correct flags."""
+    if "Score" in table.columns:
+        numbered = _number(table, "Score", path)
+        if numbered["Score"].is_not_null().any():
+            return numbered.with_columns(pl.col("Score").alias("score")), True
+    return _correct_flags(table, path), False
+
+
+def _submission_kinds(table: pl.DataFrame, events: Sequence[str] | None, path) -> list[str]:
+    """The event types that are submissions: those `events` names (each must be present), else
+    the submission-like types that carry a correctness value."""
     present = table["EventType"].unique(maintain_order=True).to_list()
     if events:
         unknown = [e for e in events if e not in present]
         if unknown:
             raise InputError(f"event type {unknown[0]!r} not in the table; present: "
                              f"{', '.join(map(str, present))}", file=path, column="EventType")
-        kinds = list(events)
-    else:
-        with_values = set(table.filter(pl.col("score").is_not_null())["EventType"].to_list())
-        kinds = [e for e in SUBMISSION_EVENTS if e in with_values]
-        if not kinds:
-            raise InputError(f"no submission-like event ({', '.join(SUBMISSION_EVENTS)}) with a "
-                             f"correctness value; present: {', '.join(map(str, present))}; "
-                             "name one with --events", file=path, column="EventType")
-    choices["events"] = kinds
+        return list(events)
+    with_values = set(table.filter(pl.col("score").is_not_null())["EventType"].to_list())
+    kinds = [e for e in SUBMISSION_EVENTS if e in with_values]
+    if not kinds:
+        raise InputError(f"no submission-like event ({', '.join(SUBMISSION_EVENTS)}) with a "
+                         f"correctness value; present: {', '.join(map(str, present))}; "
+                         "name one with --events", file=path, column="EventType")
+    return kinds
+
+
+def _scored_runs(table: pl.DataFrame, kinds: list[str], scored: bool, score_threshold: float,
+                 path) -> tuple[pl.DataFrame, int]:
+    """(the `kinds` events with a correctness value, how many without one were left out); a
+    score must be in [0, 1], and one at or above `score_threshold` counts as 1.0."""
     runs = table.filter(pl.col("EventType").is_in(kinds))
-    choices["left_out_unscored"] = int(runs["score"].is_null().sum())
+    left_out = int(runs["score"].is_null().sum())
     runs = runs.filter(pl.col("score").is_not_null())
     if runs.is_empty():
         raise InputError(f"no {'/'.join(kinds)} event has a correctness value", file=path,
@@ -175,49 +213,56 @@ def read_events(root, *, events: Sequence[str] | None = None, score_threshold: f
                              column="Score", row=bad[ROW][0])
         runs = runs.with_columns(pl.when(pl.col("score") >= score_threshold).then(1.0)
                                  .otherwise(pl.col("score")).alias("score"))
+    return runs, left_out
 
+
+def _clean_ids(runs: pl.DataFrame, path) -> pl.DataFrame:
+    """SubjectID, ProblemID, CodeStateID (and AssignmentID where there is one) as clean ids; an
+    empty SubjectID, ProblemID or CodeStateID is an InputError."""
     runs = runs.with_columns(_clean_id(n) for n in ("SubjectID", "ProblemID", "CodeStateID"))
     for name in ("SubjectID", "ProblemID", "CodeStateID"):
         fail_if(runs, empty_text(name), f"empty {name}", path, name)
-    choices["language"] = _language(runs, language, path)
-    problem = pl.col("ProblemID")
     if "AssignmentID" in runs.columns:
         runs = runs.with_columns(_clean_id("AssignmentID"))
-        shared = runs.filter(~empty_text("AssignmentID")).group_by("ProblemID").agg(
-            pl.col("AssignmentID").n_unique().alias("n"))
-        if (shared["n"] > 1).any():
-            problem = (pl.when(empty_text("AssignmentID")).then(pl.col("ProblemID"))
-                       .otherwise(pl.format("{}/{}", "AssignmentID", "ProblemID")))
-            choices["problem_key"] = "AssignmentID/ProblemID (a ProblemID is in several assignments)"
-        else:
-            choices["problem_key"] = "ProblemID (each in one assignment)"
-    else:
-        choices["problem_key"] = "ProblemID (no AssignmentID column)"
-    runs = runs.with_columns(pl.col("SubjectID").alias("student_id"), problem.alias("problem_id"))
+    return runs
 
+
+def _problem_key(runs: pl.DataFrame) -> tuple[pl.Expr, str]:
+    """(the problem id expression, what it is): AssignmentID/ProblemID where a ProblemID stands
+    under several assignments, else ProblemID."""
+    if "AssignmentID" not in runs.columns:
+        return pl.col("ProblemID"), "ProblemID (no AssignmentID column)"
+    shared = runs.filter(~empty_text("AssignmentID")).group_by("ProblemID").agg(
+        pl.col("AssignmentID").n_unique().alias("n"))
+    if not (shared["n"] > 1).any():
+        return pl.col("ProblemID"), "ProblemID (each in one assignment)"
+    return ((pl.when(empty_text("AssignmentID")).then(pl.col("ProblemID"))
+             .otherwise(pl.format("{}/{}", "AssignmentID", "ProblemID"))),
+            "AssignmentID/ProblemID (a ProblemID is in several assignments)")
+
+
+def _event_order(runs: pl.DataFrame, path) -> tuple[pl.DataFrame, list[pl.Expr], str]:
+    """(runs with Order as numbers, the sort keys, what they are): Order, then ServerTimestamp;
+    a timestamp that cannot be ordered is an InputError only where there is no Order."""
     order = []
     if "Order" in runs.columns:
         runs = _number(runs, "Order", path)
         order.append(pl.col("Order"))
     if "ServerTimestamp" in runs.columns:
         order.append(_moment(runs, "ServerTimestamp", path, strict=not order))
-    choices["order"] = " then ".join(c for c in ("Order", "ServerTimestamp") if c in runs.columns)
-    codes_path = code_table(path)
-    choices["code_states"] = str(codes_path)
+    return runs, order, " then ".join(c for c in ("Order", "ServerTimestamp") if c in runs.columns)
+
+
+def _first_submissions(runs: pl.DataFrame, order: list[pl.Expr], path, codes_path
+                       ) -> tuple[pl.DataFrame, int]:
+    """(the first submission per student and problem with its code and the problem's reference,
+    how many of those codes ended in a stray backslash, now removed)."""
     first = _code_for(_first_attempts(runs, order), "CodeStateID", path,
                       _scan_csv(codes_path, ("CodeStateID", "Code")), "CodeStateID", "Code",
                       codes_path)
     first = first.join(_references(runs, path, codes_path), on="problem_id", how="left")
     stray = first["code"].str.contains(STRAY_BACKSLASH)
-    choices["stray_backslashes_removed"] = int(stray.sum())
-    first = first.with_columns(pl.col("code").str.replace(STRAY_BACKSLASH, ""))
-    report(f"progsnap2: submissions are {', '.join(kinds)} events; correctness from "
-           f"{choices['correctness']}; {choices['left_out_unscored']} such events without a "
-           f"value left out; problems keyed by {choices['problem_key']}; language "
-           f"{choices['language']}; order by {choices['order']}; code from {codes_path.name} "
-           f"({choices['stray_backslashes_removed']} first submissions ended in a stray backslash, "
-           "removed)")
-    return first, choices["language"], choices
+    return first.with_columns(pl.col("code").str.replace(STRAY_BACKSLASH, "")), int(stray.sum())
 
 
 def _references(runs: pl.DataFrame, path, codes_path) -> pl.DataFrame:
@@ -364,7 +409,7 @@ def write_metadata(folder, metadata: dict) -> None:
 
 
 def kc_client(kcs: str, cache_path, llm):
-    """A ChatClient with the caller's LLMConfig `llm` for the openai KC backend, else None."""
+    """A ChatClient with the caller's LLMParams `llm` for the openai KC backend, else None."""
     if kcs != "openai":
         return None
     from kaser.llm import ChatClient
@@ -373,7 +418,7 @@ def kc_client(kcs: str, cache_path, llm):
 
 def ingest_command(args, llm=None) -> None:
     """`kaser ingest progsnap2|codeworkout|falconcode ROOT --out DIR`: the progsnap2 reader here,
-    the named releases in kaser.data.ingest; `llm` (an LLMConfig, from kaser.cli) serves the
+    the named releases in kaser.data.ingest; `llm` (an LLMParams, from kaser.cli) serves the
     openai KC backend."""
     from kaser.data.contracts import dataset_counts, write_dataset
     if args.format != "progsnap2":

@@ -29,14 +29,14 @@ import polars as pl
 
 from kaser import InputError
 from kaser.data.contracts import read_dataset
-from kaser.errors.static_annotator import StaticSettings, annotate_submissions
+from kaser.errors.static_annotator import StaticParams, annotate_submissions
 from kaser.taxonomy import CATEGORIES, STANDARD_ERRORS
 
 BACKENDS = ("static", "openai")
 
 
 @dataclass(frozen=True)
-class AnnotateConfig:
+class AnnotateParams:
     """The `annotate` settings (params.yaml `annotate`, one comment per key there)."""
     backend: str = "static"
     case_timeout_s: float = 0.5
@@ -51,25 +51,25 @@ class AnnotateConfig:
         if self.backend not in BACKENDS:
             raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
 
-    def static_settings(self) -> StaticSettings:
-        names = {f.name for f in dataclasses.fields(StaticSettings)}
-        return StaticSettings(**{k: v for k, v in dataclasses.asdict(self).items() if k in names})
+    def static_params(self) -> StaticParams:
+        names = {f.name for f in dataclasses.fields(StaticParams)}
+        return StaticParams(**{k: v for k, v in dataclasses.asdict(self).items() if k in names})
 
 
-def annotate(problems: pl.DataFrame, submissions: pl.DataFrame, cfg: AnnotateConfig,
+def annotate(problems: pl.DataFrame, submissions: pl.DataFrame, cfg: AnnotateParams,
              cache_path: Path, llm=None) -> pl.DataFrame:
-    """annotations.parquet rows with the configured backend; `llm` (kaser.llm.LLMConfig, default
+    """annotations.parquet rows with the configured backend; `llm` (kaser.llm.LLMParams, default
     settings when None) is the client's settings for backend `openai`.
 
     The LLM cache at `cache_path` always exists afterwards (empty for `static`), because the
     pipeline declares it as a persistent output.
     """
-    from kaser.llm import ChatClient, LLMConfig, ResponseCache
+    from kaser.llm import ChatClient, LLMParams, ResponseCache
     if cfg.backend == "static":
         ResponseCache(cache_path).close()
-        return annotate_submissions(problems, submissions, cfg.static_settings())
+        return annotate_submissions(problems, submissions, cfg.static_params())
     from kaser.errors.llm_tasks import annotate_llm
-    with ChatClient(llm or LLMConfig(), cache_path) as client:
+    with ChatClient(llm or LLMParams(), cache_path) as client:
         return annotate_llm(problems, submissions, client)
 
 
@@ -140,7 +140,7 @@ def annotation_quality(annotations: pl.DataFrame, submissions: pl.DataFrame, lan
 
 # ---------------------------------------------------------------- the command
 
-def annotate_folder(folder: Path, cfg: AnnotateConfig, cache_path: Path, llm=None
+def annotate_folder(folder: Path, cfg: AnnotateParams, cache_path: Path, llm=None
                     ) -> tuple[pl.DataFrame, dict | None, dict]:
     """Annotate `folder` (problems.parquet + submissions.parquet) with `cfg` (and, for backend
     openai, the `llm` settings and the answer cache at `cache_path`): (annotations, quality,

@@ -147,14 +147,14 @@ def problem_error_lists(errors: pl.DataFrame, top_n: int) -> dict[str, list[str]
 
 
 @dataclass(frozen=True)
-class ClusterConfig:
+class ClusterParams:
     embedding_model: str      # sentence-transformers name or path; default MiniLM ships offline
     max_clusters: int         # HAC cut: at most this many clusters per category
     top_n: int                # errors kept per problem (the judge's candidate list)
     summary_backend: str      # "static": most central member; "openai": the paper's LLM summary
 
 
-def cluster_annotations(annotations: pl.DataFrame, cfg: ClusterConfig,
+def cluster_annotations(annotations: pl.DataFrame, cfg: ClusterParams,
                         summarise: Summarise | None = None
                         ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, list[str]]]:
     """Raw annotations -> (error_labels, submission_errors, problem_errors)."""
@@ -183,21 +183,21 @@ def read_annotations(folder: Path) -> pl.DataFrame:
 
 
 @contextmanager
-def summariser(cfg: ClusterConfig, llm=None, cache_path: Path | None = None
+def summariser(cfg: ClusterParams, llm=None, cache_path: Path | None = None
                ) -> Iterator[Summarise | None]:
     """The cluster summary function for `cfg.summary_backend` (None: most central member).
 
-    With "openai" the client has the settings `llm` (kaser.llm.LLMConfig) and caches its answers
+    With "openai" the client has the settings `llm` (kaser.llm.LLMParams) and caches its answers
     at `cache_path`, so a rerun asks nothing again.
     """
     if cfg.summary_backend == "static":
         yield None
     elif cfg.summary_backend == "openai":
-        from kaser.llm import ChatClient, LLMConfig
+        from kaser.llm import ChatClient, LLMParams
         from kaser.errors.llm_tasks import summarise_cluster_llm
         if cache_path is None:
             raise InputError("openai cluster summaries need a file for their answer cache")
-        with ChatClient(llm or LLMConfig(), cache_path) as client:
+        with ChatClient(llm or LLMParams(), cache_path) as client:
             yield lambda labels: summarise_cluster_llm(labels, client)
     else:
         raise InputError(f"unknown summary_backend '{cfg.summary_backend}' (static or openai)")

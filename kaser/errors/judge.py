@@ -1,17 +1,17 @@
 """The judge: which of a problem's candidate errors does a predicted code contain?
 
-    with reward_judge(folder, JudgeConfig("static"), StaticSettings()) as judge:
+    with reward_judge(folder, JudgeParams("static"), StaticParams()) as judge:
         judge("java_lucky_sum", code, ["Off-by-one error", "Missing semicolon"])  # -> set of labels
         judge.verdicts("java_lucky_sum", [code], candidates)  # -> [Verdict(errors, clean, valid, diagnosed)]
 
 Used by the GRPO error reward (`kaser.predictor.rewards.make_error_reward`) and by the evaluation
 (IoU@K); the pipeline's stages open params.yaml `judge` for the reward and `evaluate.judge` for the
-evaluation (issue 11). `folder` holds one dataset (problems.parquet, submissions.parquet and the
+evaluation. `folder` holds one dataset (problems.parquet, submissions.parquet and the
 cluster stage's error_labels.parquet); the caller passes the settings and names the LLM answer cache.
 `judge_name` is what, besides the code and the candidates, decides an answer: every setting and
 every source file the judge runs, for caches of judged codes (the evaluate stage's).
 
-Backends (`JudgeConfig.backend`, params.yaml `judge.backend`):
+Backends (`JudgeParams.backend`, params.yaml `judge.backend`):
 - "static": the static annotator (compiler + tests + repair-based diagnosis, kaser.errors.static_annotator)
   finds the code's errors as standard labels; each is mapped to its cluster label through the
   cluster stage's error_labels.parquet, and only candidates are kept.
@@ -27,7 +27,7 @@ Departures from the paper, and why:
    passes the tests, or matches the references on generated inputs) and valid (no Syntax-category
    error: it parses (Python) / compiles (Java)), so that a code whose only diagnoses lie outside
    the candidate list (prose, a `pass` stub, truncated text) is not taken for a correct one
-   (issue 11; the authors' correctness branch). The openai judge names the candidate errors; its
+   (the authors' correctness branch). The openai judge names the candidate errors; its
    clean and valid come from the static diagnosis, grounded in the compiler and the tests.
 """
 
@@ -44,10 +44,11 @@ import polars as pl
 
 from kaser import InputError
 from kaser.data.contracts import read_dataset
+from kaser.sources import ROOT, expand, import_closure
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
+class JudgeParams:
     backend: str = "static"   # static | openai
 
 
@@ -75,14 +76,14 @@ class StaticJudge:
 
     def __init__(self, problems: pl.DataFrame, submissions: pl.DataFrame,
                  error_labels: pl.DataFrame, settings=None, cache_size: int = 100_000):
-        from kaser.errors.static_annotator import StaticSettings
+        from kaser.errors.static_annotator import StaticParams
         self._problems = {row["problem_id"]: row for row in problems.iter_rows(named=True)}
         correct = submissions.filter(pl.col("correct"))
         self._correct = {pid: list(dict.fromkeys(group["code"].to_list()))[:5]
                          for (pid,), group in correct.group_by("problem_id")}
         self._cluster_of = {(row["category"], row["label"]): row["cluster_label"]
                             for row in error_labels.iter_rows(named=True)}
-        self._settings = settings or StaticSettings()
+        self._settings = settings or StaticParams()
         self._specs: dict = {}
         self._found: OrderedDict[tuple[str, str], _Diagnosis] = OrderedDict()
         self._cache_size = cache_size
@@ -167,11 +168,11 @@ class LLMJudge:
 
 
 @contextmanager
-def reward_judge(folder: Path, cfg: JudgeConfig, settings=None, llm=None,
+def reward_judge(folder: Path, cfg: JudgeParams, settings=None, llm=None,
                  cache_path: Path | None = None) -> Iterator:
     """The judge `cfg` for the dataset in `folder` (needs the cluster outputs): backend static
-    with the annotator's `settings` (kaser.errors.static_annotator.StaticSettings), backend
-    openai with the client settings `llm` (kaser.llm.LLMConfig) and its answers cached at
+    with the annotator's `settings` (kaser.errors.static_annotator.StaticParams), backend
+    openai with the client settings `llm` (kaser.llm.LLMParams) and its answers cached at
     `cache_path`."""
     folder = Path(folder)
     check_backend(cfg)
@@ -184,57 +185,34 @@ def reward_judge(folder: Path, cfg: JudgeConfig, settings=None, llm=None,
     if cfg.backend == "static":
         yield static
     else:
-        from kaser.llm import ChatClient, LLMConfig
+        from kaser.llm import ChatClient, LLMParams
         if cache_path is None:
             raise InputError("the openai judge needs a file for its answer cache")
-        with ChatClient(llm or LLMConfig(), cache_path, progress=False) as client:
+        with ChatClient(llm or LLMParams(), cache_path, progress=False) as client:
             yield LLMJudge(problems, client, grounding=static)
 
 
-def check_backend(cfg: JudgeConfig) -> None:
+def check_backend(cfg: JudgeParams) -> None:
     if cfg.backend not in ("static", "openai"):
         raise InputError(f"unknown judge backend {cfg.backend!r} (static or openai)")
 
 
 # ---------------------------------------------------------------- what decides an answer
 
-PACKAGE = Path(__file__).resolve().parents[2]   # the folder holding kaser/
-
-
-def _module_files(root: Path, name: str) -> list[Path]:
-    """Files under `root` that importing dotted `name` runs (the package __init__s included)."""
-    parts = name.split(".")
-    found = [root.joinpath(*parts[:i], "__init__.py") for i in range(1, len(parts))]
-    found += [root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")]
-    return [path for path in found if path.is_file()]
+PACKAGE = ROOT   # the folder holding kaser/
 
 
 def judge_sources(root: Path = PACKAGE) -> list[Path]:
-    """Every kaser source file the judge can run: the import closure of kaser/errors/judge.py
-    (imports inside functions too, so both backends' annotator, sandbox and LLM client) and every
-    file of kaser/code/, whose sandbox also runs some as programs (python_worker.py), not imports."""
-    import ast
-    seen: set[Path] = set()
-    todo = [root / "kaser" / "errors" / "judge.py"]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            else:
-                continue
-            for name in names:
-                if name == "kaser" or name.startswith("kaser."):
-                    todo.extend(_module_files(root, name))
-    return sorted(seen | set((root / "kaser" / "code").glob("*.py")))
+    """Every kaser source file the judge can run: kaser/errors/judge.py and its import closure
+    (kaser.sources: imports inside functions too, so both backends' annotator, sandbox and LLM
+    client, and the data files they read) and every file of kaser/code/, whose sandbox also runs
+    some as programs (python_worker.py, the Java harness), not imports."""
+    judge = root / "kaser" / "errors" / "judge.py"
+    code = {p for p in (root / "kaser" / "code").iterdir() if p.is_file() and p.suffix in (".py", ".java")}
+    return expand({judge} | set(import_closure(judge, root)) | code)
 
 
-def judge_name(cfg: JudgeConfig, settings=None, llm=None, root: Path = PACKAGE,
+def judge_name(cfg: JudgeParams, settings=None, llm=None, root: Path = PACKAGE,
                inputs: Sequence[Path] = ()) -> str:
     """Everything besides the code and the candidates that decides the judge's answers: its
     backend, the annotator settings (backend static) or the LLM settings that shape an answer
@@ -246,13 +224,13 @@ def judge_name(cfg: JudgeConfig, settings=None, llm=None, root: Path = PACKAGE,
     import dataclasses
     import hashlib
     import json
-    from kaser.errors.static_annotator import StaticSettings
+    from kaser.errors.static_annotator import StaticParams
     check_backend(cfg)
     if cfg.backend == "static":
-        decides = {"annotate": dataclasses.asdict(settings or StaticSettings())}
+        decides = {"annotate": dataclasses.asdict(settings or StaticParams())}
     else:
-        from kaser.llm import LLMConfig
-        llm = llm or LLMConfig()
+        from kaser.llm import LLMParams
+        llm = llm or LLMParams()
         decides = {"llm": {"model": llm.model, **llm.decoding()}}
     files = judge_sources(root)
     digest = hashlib.sha256()

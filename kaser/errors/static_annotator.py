@@ -29,7 +29,7 @@ runs.
 
 Departures from the paper, and why:
 1. The paper labels errors with o4-mini only and says its labels can be wrong on edge cases for
-   lack of tests. This backend is grounded in compilers and execution instead (issue 3), with the
+   lack of tests. This backend is grounded in compilers and execution instead, with the
    LLM annotator (`kaser.errors.llm_tasks.annotate_llm`) kept as the `openai` backend.
 2. Labels come from a fixed vocabulary (kaser.taxonomy) plus a few generic ones ("Syntax error",
    "Undefined method", "Uncaught <Exception>") where no standard label fits, instead of free text;
@@ -86,7 +86,7 @@ class Error:
 
 
 @dataclass(frozen=True)
-class StaticSettings:
+class StaticParams:
     """The static annotator's knobs (the `annotate` section of params.yaml carries them)."""
     case_timeout_s: float = 0.5    # per test case; longer counts as an infinite loop
     repair_rounds: int = 3         # rounds of repair after the first run (each: one sandbox batch)
@@ -166,7 +166,7 @@ def _wrong(result: sandbox.ProgramResult) -> set[int]:
     return {i for i, c in enumerate(result.cases) if c.status == "fail"}
 
 
-def _read_result(item: _Item, settings: StaticSettings) -> None:
+def _read_result(item: _Item, settings: StaticParams) -> None:
     """Labels from the current result, and the candidates to run next (or done)."""
     spec, result, code = item.spec, item.result, item.program
     item.pending = []
@@ -219,7 +219,7 @@ def _read_result(item: _Item, settings: StaticSettings) -> None:
         _fallback(item)
 
 
-def _choose(item: _Item, outcomes: list[sandbox.ProgramResult], settings: StaticSettings) -> None:
+def _choose(item: _Item, outcomes: list[sandbox.ProgramResult], settings: StaticParams) -> None:
     """Pick the candidate that explains (logic) or gets past (reveal) what went wrong."""
     item.rounds += 1
     candidates, item.pending = item.pending, []
@@ -320,7 +320,7 @@ def _missing_branch(code: str, spec: ProblemSpec) -> str | None:
 
 # ---------------------------------------------------------------- the engine
 
-def _limits(settings: StaticSettings) -> sandbox.Limits:
+def _limits(settings: StaticParams) -> sandbox.Limits:
     # One timeout is all an infinite-loop label needs, and on the JVM each costs the time limit
     # plus a restart: a program's cases after its first timeout are not run (sandbox.SKIPPED).
     return sandbox.Limits(case_timeout_s=settings.case_timeout_s, stop_after_timeout=True,
@@ -347,7 +347,7 @@ def _run_round(language: str, jobs: list[tuple[str, list[str], list, dict]],
 
 
 def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[str]],
-                      settings: StaticSettings = StaticSettings(), progress=None) -> list[list[list[Error]]]:
+                      settings: StaticParams = StaticParams(), progress=None) -> list[list[list[Error]]]:
     """Errors of every program of every problem: result[p][i] for programs[p][i].
 
     All problems of a language share each round's sandbox batches. `progress(n)` (optional) is
@@ -403,7 +403,7 @@ def _entry(language: str, programs: Sequence[str]) -> str:
 
 
 def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
-                  correct: Sequence[Sequence[str]], settings: StaticSettings = StaticSettings()) -> list[ProblemSpec]:
+                  correct: Sequence[Sequence[str]], settings: StaticParams = StaticParams()) -> list[ProblemSpec]:
     """A ProblemSpec per problem row (problems.parquet contract): its tests, or, without tests,
     inputs generated and answered by its references (the `reference` column and up to
     `max_references` programs in `correct`), in one sandbox batch per language."""
@@ -427,7 +427,7 @@ def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
 
 
 def annotate_static(problem: dict, codes: Sequence[str], correct_programs: Sequence[str] = (),
-                    settings: StaticSettings = StaticSettings()) -> list[list[Error]]:
+                    settings: StaticParams = StaticParams()) -> list[list[Error]]:
     """Errors of each program of one problem (a problems.parquet row as a dict).
 
     `correct_programs` (score-1 submissions to the problem) serve as references when the problem
@@ -438,7 +438,7 @@ def annotate_static(problem: dict, codes: Sequence[str], correct_programs: Seque
 
 
 def annotate_submissions(problems: pl.DataFrame, submissions: pl.DataFrame,
-                         settings: StaticSettings = StaticSettings()) -> pl.DataFrame:
+                         settings: StaticParams = StaticParams()) -> pl.DataFrame:
     """annotations.parquet rows for `submissions`, in their order (ANNOTATION_SCHEMA)."""
     from kaser.errors.llm_tasks import ANNOTATION_SCHEMA
     rows = {r["problem_id"]: r for r in problems.iter_rows(named=True)}

@@ -14,7 +14,7 @@ Bold marks the best mean of a column; * marks KASER where a paired t-test (evalu
 over what) finds it better than every baseline present at Holm-corrected p < 0.05; ablations are
 not baselines. The "CPU study" part of each section (`study_section`) gives, for CodeBLEU@K,
 IoU@K (largest K) and coverage IoU, n, means with 95% CIs, raw and Holm-corrected p of KASER vs
-each method and the minimal detectable effect at that n (README "CPU study" runs it at size).
+each method and the minimal detectable effect at that n (docs/experiments-and-studies.md, "The CPU study", runs it at size).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ PRODUCERS = {
 # (column title, metric in evaluation.json, decimals) of Table 3
 TABLE3_COLUMNS = (("Cos Dis ↑", "cosine_distance", 3), ("CodeBLEU^∁_max ↑", "codebleu_complement_max", 3),
                   ("IoU ↑", "coverage_iou", 3), ("χ² Dist ↓", "chi2_distance", 2))
-# beside Table 3 (issue 11): share of predicted codes that parse (Python) / compile (Java)
+# beside Table 3 (ours, not in the paper): share of predicted codes that parse (Python) / compile (Java)
 TABLE3_VALIDITY = (("valid ↑", "problem_valid_share", 3),)
 
 # --- the paper's printed numbers: (mean, std, "*" where printed significant), in paper_tables.yaml --
@@ -228,7 +228,7 @@ def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
     return f"On {dataset}: " + "; ".join(parts) + "."
 
 
-STUDY_COMMAND = "make study"   # README.md "CPU study": the dvc exp run behind it
+STUDY_COMMAND = "make study"   # the dvc exp run behind it: docs/experiments-and-studies.md
 
 
 def study_metrics(k_values: Sequence[int]) -> list[tuple[str, str]]:
@@ -273,7 +273,7 @@ def study_section(evaluation: Mapping) -> str:
     """The "CPU study" part of a dataset's section: how much the run can tell."""
     correction = evaluation.get("correction", {})
     return "\n\n".join([
-        f"Run by `{STUDY_COMMAND}` at the study's size (README.md \"CPU study\"); on any other run "
+        f"Run by `{STUDY_COMMAND}` at the study's size (docs/experiments-and-studies.md, \"The CPU study\"); on any other run "
         "the same numbers say how much that run can tell. Mean [95% CI]: "
         f"{evaluation.get('ci95', 't-interval over pairs / problems')}. KASER − model: mean paired "
         "difference (over pairs, problems or folds, as the test ran). p: two-sided paired t-test; "

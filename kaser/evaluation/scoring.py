@@ -41,9 +41,9 @@ kaser.evaluation.summary's):
 5. In CodeBLEU^∁_max an empty predicted code counts 0, not 1: CodeBLEU gives an empty code 0
    against everything, so a method that writes nothing would look the most diverse (the same
    rule as the GRPO diversity reward, kaser.predictor.rewards).
-6. Error match with the authors' semantics (issue 11; kaser.metrics.sets.error_match): a pair
+6. Error match with the authors' semantics (kaser.metrics.sets.error_match): a pair
    whose real code is correct is matched only by a predicted code the judge finds free of every
-   error, so IoU "all pairs" no longer pays prose or stubs diagnosed outside the candidate list.
+   error, so IoU "all pairs" does not pay prose or stubs diagnosed outside the candidate list.
 7. Two error scores, each labelled: `iou_incorrect@K` / `iou_all@K` follow the paper's text (the
    judge chooses from the problem's candidate list, IoU with the true labels); `error_recall@K`
    follows the authors' evaluation code (the judge shown the student's own errors, |found| /
@@ -104,7 +104,7 @@ EmbedCodes = Callable[[Sequence[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class EvaluateParams:
-    methods: tuple[str, ...] = (REFERENCE_METHOD, "student_sft")
+    methods: tuple[str, ...] = (REFERENCE_METHOD, "student_sft", "icl", "persona", "parastudent")
     k_values: tuple[int, ...] = (1, 5)
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = 64
@@ -217,7 +217,7 @@ def judge_predictions(predictions: pl.DataFrame, candidates: Mapping[str, Sequen
     Each distinct (problem, code) is judged once, in one `judge` call per problem; the cache
     (judge_key, code, verdict) answers what an earlier run judged with the same candidates.
     Truncated predictions are not judged (departure 8). A cache without the verdict columns
-    (written before issue 11) is dropped.
+    (labels only) is dropped.
     """
     if cache is None or not set(JUDGED_SCHEMA) <= set(cache.columns):
         cache = pl.DataFrame(schema=JUDGED_SCHEMA)

@@ -64,7 +64,7 @@ from kaser.knowledge.baselines import (BASELINES, Attempts, mastery_spearman, me
 
 
 @dataclass(frozen=True)
-class KnowledgeConfig:
+class KnowledgeParams:
     """params.yaml `knowledge`; the defaults are the values measured on the synthetic datasets."""
     embedding_backend: str = "sentence-transformers"   # or "hidden-state" (see kaser.embeddings)
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -235,7 +235,7 @@ def _deterministic(seed: int):
         torch.set_num_threads(before[1])
 
 
-def train_tracer(data: Histories, students: np.ndarray, cfg: KnowledgeConfig,
+def train_tracer(data: Histories, students: np.ndarray, cfg: KnowledgeParams,
                  desc: str = "training KT") -> tuple[KnowledgeTracer, list[dict]]:
     """Train on the given student indices (a validation share of them stops training early).
 
@@ -330,7 +330,7 @@ def _fold_of_students(folds: dict, students: list[str]) -> np.ndarray:
 
 
 def run_knowledge(problems: pl.DataFrame, submissions: pl.DataFrame, folds: dict,
-                  embeddings: np.ndarray, cfg: KnowledgeConfig) -> tuple[dict, pl.DataFrame]:
+                  embeddings: np.ndarray, cfg: KnowledgeParams) -> tuple[dict, pl.DataFrame]:
     """5-fold KT by student: (report for knowledge.json, mastery before every attempt).
 
     `embeddings` holds one code embedding per submissions row (shape (N, 0) for none).
@@ -371,7 +371,7 @@ def run_knowledge(problems: pl.DataFrame, submissions: pl.DataFrame, folds: dict
 
 
 def train_final_model(problems: pl.DataFrame, submissions: pl.DataFrame, embeddings: np.ndarray,
-                      cfg: KnowledgeConfig) -> tuple[KnowledgeTracer, dict]:
+                      cfg: KnowledgeParams) -> tuple[KnowledgeTracer, dict]:
     """The model trained on every student (the stage's checkpoint) and its config for reloading."""
     kcs = kc_vocabulary(problems)
     data = build_histories(problems, submissions, embeddings, kcs)
@@ -441,7 +441,7 @@ def plot_mastery(mastery: pl.DataFrame, submissions: pl.DataFrame, problems: pl.
     return figure
 
 
-def code_embeddings(submissions: pl.DataFrame, cfg: KnowledgeConfig,
+def code_embeddings(submissions: pl.DataFrame, cfg: KnowledgeParams,
                     cache_path: str | Path | None = None) -> np.ndarray:
     """One embedding per submissions row, reusing (and refreshing) the .npz cache at `cache_path`."""
     from kaser.embeddings import EmbeddingCache
@@ -455,7 +455,7 @@ def code_embeddings(submissions: pl.DataFrame, cfg: KnowledgeConfig,
     return vectors
 
 
-def run_folder(data_dir: str | Path, report_dir: str | Path, cfg: KnowledgeConfig,
+def run_folder(data_dir: str | Path, report_dir: str | Path, cfg: KnowledgeParams,
                final_model: bool = True) -> dict:
     """Read a dataset folder, run the 5 folds (and the all-students model), write every output:
     data_dir/{code_embeddings.npz, mastery.parquet, knowledge/}, report_dir/{knowledge.json,

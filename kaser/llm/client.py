@@ -65,7 +65,7 @@ MAX_BACKOFF_S = 60.0  # no single wait longer than this, whatever the base and a
 
 
 @dataclass(frozen=True)
-class LLMConfig:
+class LLMParams:
     """The `llm` settings (params.yaml `llm`, one comment per key there)."""
     model: str = "o4-mini"
     base_url: str | None = None
@@ -95,7 +95,7 @@ class LLMConfig:
     def decoding(self) -> dict[str, Any]:
         """The request parameters that shape the answer; unset (None) ones are not sent.
 
-        >>> LLMConfig(temperature=0.0, seed=3).decoding()
+        >>> LLMParams(temperature=0.0, seed=3).decoding()
         {'response_format': {'type': 'json_object'}, 'seed': 3, 'temperature': 0.0}
         """
         params = {"temperature": self.temperature, "reasoning_effort": self.reasoning_effort,
@@ -145,7 +145,7 @@ def cache_key(model: str, prompt_version: str, messages: Sequence[dict[str, str]
     })).hexdigest()
 
 
-def request_key(cfg: LLMConfig, request: ChatRequest) -> str:
+def request_key(cfg: LLMParams, request: ChatRequest) -> str:
     return cache_key(cfg.model, request.prompt_version, request.messages, cfg.decoding())
 
 
@@ -224,7 +224,7 @@ class Usage:
 
 
 class _Meter:
-    def __init__(self, cfg: LLMConfig):
+    def __init__(self, cfg: LLMParams):
         self._cfg = cfg
         self._lock = threading.Lock()
         self._usage = Usage()
@@ -258,7 +258,7 @@ _TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APIConne
 class ChatClient:
     """Cached, retried, bounded-concurrency chat completions over the `openai` client."""
 
-    def __init__(self, cfg: LLMConfig, cache_path: str | Path, *, progress: bool = True):
+    def __init__(self, cfg: LLMParams, cache_path: str | Path, *, progress: bool = True):
         self.cfg = cfg
         self.cache = ResponseCache(cache_path)
         self.progress = progress
@@ -373,7 +373,8 @@ class ChatClient:
         try:
             return Reply(value=request.parse(text), cached=True)
         except MalformedAnswer:
-            # stored under an older parser that accepted it; ask again and overwrite
+            # a cached answer this parser rejects (the cache outlives parser changes): ask
+            # again and overwrite
             return None
 
     def _from_server(self, key: str, request: ChatRequest,

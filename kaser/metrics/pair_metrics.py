@@ -45,8 +45,8 @@ def best_of_k(real_code: str, real_errors: set[str], sample_codes: Sequence[str]
               truth_correct: bool | None = None) -> PairScores:
     """Best CodeBLEU and best error match (kaser.metrics.sets.error_match) among the first k
     samples (each maximised on its own). `sample_clean`: whether the judge found each sample free
-    of every error (by default: no candidate errors, the pre-issue-11 rule, which lets a code
-    diagnosed only outside the list pass for correct); `truth_correct`: whether the real code
+    of every error (by default: no candidate errors, a rule that lets a code diagnosed only
+    outside the list pass for correct); `truth_correct`: whether the real code
     is correct (by default: no real errors).
 
     >>> s = best_of_k("return a + b;", {"Off-by-one error"},

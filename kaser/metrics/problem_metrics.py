@@ -10,7 +10,7 @@ Departures, and why:
    the number of real submissions so it stays comparable in size to a count-based distance.
 2. Code-embedding cosine distance uses the project's sentence-transformers model (MiniLM offline
    by default) instead of Qwen3-Embedding-8B; the model is a params choice.
-3. Coverage IoU with the authors' semantics (issue 11): a problem whose real codes have no
+3. Coverage IoU with the authors' semantics: a problem whose real codes have no
    candidate error is matched only when every predicted code is free of every error, not by
    prose or stubs that the judge diagnosed outside the candidate list.
 """

@@ -7,7 +7,7 @@ the evaluation (IoU@K per student-problem pair, error coverage per problem). Tes
 `iou` is the bare set score; `error_match` is what the reward and the evaluation use: with the
 authors' semantics (their correctness branch), a correct real code is matched only by a predicted
 code the judge finds free of every error, so non-code (prose, a stub, truncated text), whose
-diagnoses lie outside the candidate list, cannot earn IoU(∅, ∅) = 1 (issue 11). `error_recall` is
+diagnoses lie outside the candidate list, cannot earn IoU(∅, ∅) = 1. `error_recall` is
 the authors' evaluation score (the judge shown the student's own errors: |found| / |true|).
 
 Departure from the authors' code (umass-ml4ed/code_personalization, grpo.py):
@@ -51,7 +51,7 @@ def iou(predicted: Iterable[str], truth: Iterable[str]) -> float:
 
 def error_match(predicted: Iterable[str], truth: Iterable[str], clean: bool,
                 truth_correct: bool | None = None) -> float:
-    """The error match of one predicted code with the authors' semantics (issue 11).
+    """The error match of one predicted code with the authors' semantics.
 
     `predicted`: the candidate labels the judge found in the predicted code; `clean`: the judge
     found no error of any kind in it (it parses/compiles and passes the tests or matches the

@@ -10,11 +10,11 @@ paper's `Qwen/Qwen2.5-Coder-7B-Instruct`, or a local folder) is not copied: the 
 tokenizer and a small `kaser_base.json` naming where the weights are, and `load_model` follows it.
 
     folder = materialise_base_model("smollm2-135m-instruct-gguf", "models/base")
-    model, tokenizer = load_model("models/base", adapter=adapter_path("synthetic-java", "sft", "student", 0))
+    model, tokenizer = load_model("models/base", adapter="models/synthetic-java/sft/student-0")
 
 Every adapter belongs to one training run: a (split, test fold) of params.yaml `model.splits` x
 `model.folds`, named "<split>-<fold>" (`run_name`) and stored in models/<ds>/<stage>/<run>/
-(`adapter_path`). Whatever loads "the" adapter (`kaser simulate`, the knowledge sweep) takes the
+(`Stage.adapter` in stages/_runner.py). Whatever loads "the" adapter (`kaser simulate`, the knowledge sweep) takes the
 first run, `ModelParams.first_run`.
 
 Departures from the authors' code, and why:
@@ -22,7 +22,7 @@ Departures from the authors' code, and why:
    only where the CPU has bfloat16 instructions (the `avx512_bf16` or `amx_bf16` flag) and in
    float32 elsewhere (`dtype="auto"`, `native_bf16`). A CPU with AVX-512 but no bfloat16
    instructions emulates it: SmolLM2-135M's LoRA training step took 5x longer in bfloat16 than in
-   float32 there (15.6 vs 3.1 s for 4 pairs, 2026-12-01), which oneDNN's own test
+   float32 there (15.6 vs 3.1 s for 4 pairs), which oneDNN's own test
    (`_is_mkldnn_bf16_supported`, true on any AVX-512 CPU) does not tell. The stored folder is
    float32, so nothing is lost before the choice.
 2. The GGUF holds Q4_1-quantised weights; the default model is those weights dequantised, a little
@@ -103,15 +103,6 @@ def run_name(split: str, fold: int) -> str:
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     return f"{split}-{fold}"
-
-
-def adapter_path(dataset: str, stage: str, split: str, fold: int) -> Path:
-    """models/<dataset>/<stage>/<split>-<fold>: the adapter one run of a training stage writes.
-
-    >>> adapter_path("synthetic-java", "grpo", "student", 0).as_posix()
-    'models/synthetic-java/grpo/student-0'
-    """
-    return Path("models") / dataset / stage / run_name(split, fold)
 
 
 def bundled_gguf(base: str) -> Path:

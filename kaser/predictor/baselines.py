@@ -31,7 +31,7 @@ from kaser import InputError
 from kaser.predictor.history_prompts import (NO_HISTORY_PERSONA, PROMPT_VERSIONS, BaselineParams, icl_messages,
                              persona_messages, summary_chats, with_history)
 from kaser.methods import METHODS as ALL_METHODS
-from kaser.llm import (ChatClient, ChatRequest, LLMConfig, MalformedAnswer, ResponseCache,
+from kaser.llm import (ChatClient, ChatRequest, LLMParams, MalformedAnswer, ResponseCache,
                        cache_key)
 from kaser.predictor.sampling import GenerateParams, predict, prediction_rows
 
@@ -49,10 +49,10 @@ def parse_text(text: str) -> str:
     return text.strip()
 
 
-def openai_config(llm: LLMConfig, params: BaselineParams) -> LLMConfig:
+def openai_config(llm: LLMParams, params: BaselineParams) -> LLMParams:
     """The `llm` settings as the baselines use them: their model, plain text, no seed.
 
-    >>> cfg = openai_config(LLMConfig(seed=3), BaselineParams(openai_model="qwen-32b"))
+    >>> cfg = openai_config(LLMParams(seed=3), BaselineParams(openai_model="qwen-32b"))
     >>> cfg.model, cfg.json_mode, cfg.seed, cfg.temperature
     ('qwen-32b', False, None, 0.7)
     """
@@ -71,7 +71,7 @@ def _answers(replies, desc: str) -> list[str]:
     return [reply.value for reply in replies]
 
 
-def openai_samples(chats: Sequence[list[dict]], k: int, version: str, cfg: LLMConfig,
+def openai_samples(chats: Sequence[list[dict]], k: int, version: str, cfg: LLMParams,
                    cache_path) -> list[list[str]]:
     """K answers per chat through the cached ChatClient; sample s has version "<version>#s"."""
     requests = [ChatRequest(f"{version}#{sample}", tuple(chat), parse_text)
@@ -113,7 +113,7 @@ def local_personas(chats: Sequence[list[dict]], model_path, model_id: str, cache
     return [found[key] for key in keys]
 
 
-def student_personas(pairs: pl.DataFrame, params: BaselineParams, *, llm: LLMConfig, model_path,
+def student_personas(pairs: pl.DataFrame, params: BaselineParams, *, llm: LLMParams, model_path,
                      model_id: str, cache_path, generate: GenerateParams,
                      dtype: str = "auto") -> list[str]:
     """One persona per row of a `with_history` table (NO_HISTORY_PERSONA where it has none)."""
@@ -133,7 +133,7 @@ def student_personas(pairs: pl.DataFrame, params: BaselineParams, *, llm: LLMCon
 
 def predict_baseline(method: str, pairs: pl.DataFrame, problems: pl.DataFrame,
                      submissions: pl.DataFrame, params: BaselineParams, generate: GenerateParams,
-                     *, llm: LLMConfig, model_id: str, cache_path, model_path="models/base",
+                     *, llm: LLMParams, model_id: str, cache_path, model_path="models/base",
                      adapter=None, dtype: str = "auto") -> pl.DataFrame:
     """K predicted codes for every row of a `student_pairs` table by one history baseline, as
     `kaser.predictor.sampling.prediction_rows` (student_id, problem_id, sample, code, method)."""

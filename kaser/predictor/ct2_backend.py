@@ -11,10 +11,10 @@ prompt, passed as CTranslate2's `static_prompt` (the prompt runs through the mod
 `sample` for why not `num_hypotheses=K`). The calls are dealt in turn to `generate.workers`
 generators decoding at the same time, one thread each on two cores (`seeded_generators`; 1.44x
 the tokens/s of one generator on both threads, 12 Java student prompts x 5 samples on 2 idle
-cores, 2026-12-01); worker w's random numbers start from `seed + w`.
+cores); worker w's random numbers start from `seed + w`.
 CTranslate2 float32 sampled SmolLM2-135M 1.7x faster than transformers' `generate` on an idle
-2-core AVX2 CPU (117 vs 68 tokens/s, issue 11) and 2.2x on a loaded 2-core machine, but 0.67x
-on this project's idle 2-core AVX-512 machine (85 vs 127 tokens/s, 2026-12-01, conversion
+2-core AVX2 CPU (117 vs 68 tokens/s) and 2.2x on a loaded 2-core machine, but 0.67x
+on this project's idle 2-core AVX-512 machine (85 vs 127 tokens/s, conversion
 included), where torch's batched generate (8 prompts x 5 samples, left-padded) is fast; held to
 AVX2 there (CT2_FORCE_CPU_ISA=AVX2, ATEN_CPU_CAPABILITY=avx2, MKL_ENABLE_INSTRUCTIONS=AVX2) both
 slow down and the ratio stays 0.67x (69 vs 103 tokens/s), so the ISA alone does not explain it.
@@ -29,7 +29,7 @@ Departures from the transformers backend, and why:
    the whole prompt through that loop (`include_prompt_in_result`) would cost a step per prompt
    token; so prompts never share a call (see `sample`).
 3. Runs in float32 whatever `dtype` says ("auto" is float32 on CPU too); int8 was slower on an
-   AVX2-only CPU (68 vs 117 tokens/s, issue 11).
+   AVX2-only CPU (68 vs 117 tokens/s).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ penalty 1.1, max completion 400 tokens, reward weights [1, 1, 1], DAPO loss (TRL
 10 completions (2 prompts) per device step.
 
 Departures from the authors' code, and why:
-1. Temperature 0.7 (DESIGN.md, the value they sample with at evaluation); the released GRPO
+1. Temperature 0.7 (docs/design.md, the value they sample with at evaluation); the released GRPO
    script samples with temperature 1 during training. A param.
 2. Each dataset row carries a `group_id`, so the diversity reward compares a completion with the
    other completions of its own group, not the whole batch (see kaser.predictor.rewards).
@@ -29,7 +29,7 @@ Departures from the authors' code, and why:
    instead of a fixed 400; it is logged at the end of each run's log history. A completion cut
    off by the budget gets error reward 0 (kaser.predictor.rewards, departure 6), and the rows
    carry the real code's correctness (`correct`) so that the error reward matches a correct
-   student only with a completion the judge finds free of every error (issue 11).
+   student only with a completion the judge finds free of every error.
 """
 
 from __future__ import annotations
@@ -56,19 +56,19 @@ ABLATION_METHODS = {m.dropped_reward: m.name for m in METHODS.values() if m.drop
 class GrpoParams:
     num_generations: int = 5
     prompts_per_step: int = 2
-    learning_rate: float = 1e-7
+    learning_rate: float = 1e-5
     epochs: float = 1.0
     beta: float = 0.0
     temperature: float = 0.7
     top_k: int = 40
     top_p: float = 1.0
     repetition_penalty: float = 1.1
-    max_completion_length: int | str = 400   # or "auto": completion_budget of the data
+    max_completion_length: int | str = "auto"   # or a number of tokens; auto: completion_budget of the data
     budget_percentile: float = 99.0          # with auto: percentile of the first submissions' tokens
     budget_cap: int = 1024                   # with auto: at most this many completion tokens
     reward_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
     loss_type: str = "dapo"
-    max_pairs: int | None = None
+    max_pairs: int | None = 4
     gradient_checkpointing: bool = False
     use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
     vllm_mode: str = "colocate"   # colocate (same GPUs as training) | server (`trl vllm-serve`)

@@ -62,7 +62,7 @@ class BaselineParams:
     openai_base_url: str | None = None
     openai_temperature: float | None = 0.7
     cache_file: str = "baseline_cache.sqlite"
-    parastudent_max_pairs: int | None = 24
+    parastudent_max_pairs: int | None = 12
     parastudent_max_length: int = 2048
     methods: tuple[str, ...] = ("student_sft", "icl", "persona", "parastudent")
 

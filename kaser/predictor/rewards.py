@@ -30,8 +30,8 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    for differing from answers to other problems, which says nothing about mode collapse.
 2. The error reward is `error_match` (kaser.metrics.sets): a correct real code is matched only
    by a completion the judge finds free of every error, as the released correctness branch, but
-   for every row instead of a branch that assumes two prompts per batch. (Before issue 11 it was
-   IoU(∅, ∅) = 1, which paid prose diagnosed outside the candidate list 0.909 on correct pairs.)
+   for every row instead of a branch that assumes two prompts per batch. (Plain IoU, with
+   IoU(∅, ∅) = 1, would pay prose diagnosed outside the candidate list 0.909 on correct pairs.)
 3. A completion with no code (empty after removing fences) gets diversity 0, not 1: an empty
    answer has CodeBLEU 0 to everything and would otherwise collect the largest diversity reward.
    A group of one completion also gets 0 (nothing to differ from; GRPO gives such a group zero

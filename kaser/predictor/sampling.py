@@ -18,7 +18,7 @@ repetition penalty 1.1, max 400 new tokens (eval_sft.py); params.yaml `generate`
 The code of a completion is what is inside a markdown fence when the model wrote one
 (`kaser.predictor.rewards.completion_code`, the same rule as the rewards), else the whole text, stripped.
 
-Completions that finish (issue 11): each completion is a `Completion`, a str that knows whether
+Completions that finish: each completion is a `Completion`, a str that knows whether
 the token budget cut it off (no EOS within `max_new_tokens`; vLLM's finish_reason "length");
 predictions carry it as the `truncated` column, and the evaluation counts such codes apart
 instead of judging them as a student's syntax errors. `max_new_tokens: auto` (params.yaml)
@@ -26,9 +26,8 @@ takes the budget from the data: `completion_budget`, a high percentile of the to
 the real first submissions plus room for a markdown fence, at most a cap.
 
 Departures from the authors' code, and why:
-1. The budget follows the data (`auto`) instead of a fixed 400 tokens: on the CPU default's
-   fixed 128, 30-100% of the synthetic completions were cut off, and on real CodeWorkout Java
-   every GRPO completion was.
+1. The budget follows the data (`auto`) instead of a fixed 400 tokens: a fixed 128 cuts off
+   30-100% of the synthetic completions, and every GRPO completion on real CodeWorkout Java.
 """
 
 from __future__ import annotations
@@ -106,18 +105,18 @@ def data_budget(tokenizer, submissions: pl.DataFrame, percentile: float, cap: in
 
 @dataclass(frozen=True)
 class GenerateParams:
-    backend: str = "transformers"
+    backend: str = "ctranslate2"
     k: int = 5
     temperature: float = 0.7
     top_k: int = 40
     top_p: float = 1.0
     repetition_penalty: float = 1.1
-    max_new_tokens: int | str = 400    # or "auto": completion_budget of the data
+    max_new_tokens: int | str = "auto"    # or a number of tokens; auto: completion_budget of the data
     budget_percentile: float = 99.0    # with auto: percentile of the first submissions' token counts
     budget_cap: int = 1024             # with auto: never more new tokens than this
     batch_size: int = 8
     workers: int = 2                   # ctranslate2: generators decoding at the same time
-    max_pairs: int | None = None
+    max_pairs: int | None = 8
     seed: int = 0
 
 

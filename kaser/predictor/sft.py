@@ -36,12 +36,12 @@ class SftParams:
     lora_alpha: int = 32
     lora_dropout: float = 0.05
     target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
-    learning_rate: float = 2e-4
+    learning_rate: float = 1e-3
     epochs: float = 1.0
     batch_size: int = 4
     gradient_accumulation_steps: int = 1
     max_length: int = 1024
-    max_pairs: int | None = None
+    max_pairs: int | None = 48
     gradient_checkpointing: bool = False
     seed: int = 0
 

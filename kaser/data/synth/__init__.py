@@ -6,7 +6,7 @@
 (`kaser.data.synth.students`), and for each attempt writes the student's version of a reference
 solution, injects errors from the catalogue (`kaser.data.synth.mutations`) with chances that fall as the
 mastery of their KCs rises, and runs every program on the problem's tests in the sandbox for its
-score. The result follows the data contracts of DESIGN.md, plus `true_errors` and `true_mastery`.
+score. The result follows the data contracts of docs/design.md, plus `true_errors` and `true_mastery`.
 
 How the truth is kept true:
 1. An injected error counts only where it shows when the program runs alone with it: a Syntax error
@@ -21,7 +21,7 @@ How the truth is kept true:
 3. Java data needs a JDK, because scores come from running the code; there is no fallback that
    guesses scores.
 
-The paper has no synthetic data; this generator is the project's own ground truth (DESIGN.md,
+The paper has no synthetic data; this generator is the project's own ground truth (docs/design.md,
 "The synthetic benchmark"), so annotators, knowledge tracing and simulators can be scored against
 errors and mastery that are known.
 """
