@@ -4,6 +4,7 @@
         [--languages java,python]
     # the real-CodeWorkout proxy (~3,700 Java first submissions without tests):
     .venv/bin/python benchmarks/annotate_speed.py --students 125 --problems 30 --no-tests --languages java
+    .venv/bin/python benchmarks/annotate_speed.py --smoke   # Python, 4 students x 2 problems: seconds
 
 1. Generates a synthetic Java and Python population (not timed; Java is skipped, with a note,
    where no JDK is installed) and times `kaser.errors.static_annotator.annotate_submissions` on each:
@@ -12,7 +13,7 @@
    annotator tests against references on generated inputs; it then also prints the share of
    incorrect submissions that got an error and of correct ones that got any.
 2. Runs the `openai` backend (`kaser.errors.llm_tasks.annotate_llm`) twice over the Python set against a
-   fake OpenAI-compatible server on 127.0.0.1 (the one tests/test_llm.py uses), each time with a
+   fake OpenAI-compatible server on 127.0.0.1 (tests/fake_openai.py, the tests' one), each time with a
    new client on the same SQLite cache, and prints the second run's cache hit rate (must be 100%).
 The last line is `annotate_submissions_per_s: <value>` over the languages run (static backend);
 step 2 needs the Python set and is skipped without it.
@@ -30,10 +31,10 @@ from pathlib import Path
 import polars as pl
 
 from kaser.errors.annotate import annotation_counts, annotation_quality
-from kaser.llm import ChatClient, LLMConfig
+from kaser.llm import ChatClient, LLMParams
 from kaser.errors.llm_tasks import annotate_llm
 from kaser.code.sandbox import java_available
-from kaser.errors.static_annotator import StaticSettings, annotate_submissions
+from kaser.errors.static_annotator import StaticParams, annotate_submissions
 from kaser.data.synth import generate
 
 
@@ -42,7 +43,7 @@ def static_speed(language: str, args) -> tuple[int, float, pl.DataFrame, pl.Data
     if args.no_tests:
         problems = problems.with_columns(pl.lit(None, dtype=problems.schema["tests"]).alias("tests"))
     start = time.perf_counter()
-    annotations = annotate_submissions(problems, submissions, StaticSettings())
+    annotations = annotate_submissions(problems, submissions, StaticParams())
     seconds = time.perf_counter() - start
     quality = annotation_quality(annotations, submissions, language)
     counts = annotation_counts(annotations, submissions)
@@ -62,12 +63,12 @@ def _percent(share: float | None) -> str:
 def cache_hit_rate(problems: pl.DataFrame, submissions: pl.DataFrame) -> float:
     """Second-run cache hit rate of the openai backend against the fake server."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from test_llm import KEY_ENV, SECRET, FakeOpenAI
+    from fake_openai import KEY_ENV, SECRET, FakeOpenAI
 
     fake = FakeOpenAI()
     fake.thread.start()
     os.environ[KEY_ENV] = SECRET
-    cfg = LLMConfig(base_url=fake.url, api_key_env=KEY_ENV, max_concurrency=8)
+    cfg = LLMParams(base_url=fake.url, api_key_env=KEY_ENV, max_concurrency=8)
     try:
         with tempfile.TemporaryDirectory() as folder:
             cache = Path(folder) / "llm_cache.sqlite"
@@ -91,7 +92,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-tests", action="store_true", help="drop the tests: differential testing")
     parser.add_argument("--languages", default="java,python", help="comma-separated: java, python or both")
+    parser.add_argument("--smoke", action="store_true",
+                        help="Python only, 4 students x 2 problems: seconds (a JVM alone takes longer)")
     args = parser.parse_args()
+    if args.smoke:
+        args.students, args.problems, args.languages = 4, 2, "python"
 
     total, seconds, python_set = 0, 0.0, None
     for language in args.languages.split(","):

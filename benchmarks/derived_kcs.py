@@ -1,9 +1,10 @@
 """How well offline KCs recover the true KCs of the synthetic benchmark: micro F1 over problems.
 
     PYTHONPATH=. .venv/bin/python benchmarks/derived_kcs.py [--students 40] [--seed 0] [--share 0.5]
+    PYTHONPATH=. .venv/bin/python benchmarks/derived_kcs.py --smoke   # Python, 3 students x 4 problems
 
 For each language (Java skipped, with a note, where no JDK is installed) it generates a synthetic
-population over the whole bank (`kaser.data.synth.generate`), derives each problem's KCs from its
+population over the whole bank, or its first --problems (`kaser.data.synth.generate`), derives each problem's KCs from its
 correct first submissions (`kaser.data.derived_kcs.derive_problem_kcs`, construct names mapped to the
 bank's KC names by its CONSTRUCT_KCS table) and compares them with the bank's curated KCs
 (true positives, false positives, false negatives summed over problems). Per-language precision,
@@ -32,14 +33,21 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=SHARE,
                         help="a construct is a KC when this share of correct submissions use it")
     parser.add_argument("--max-kcs", type=int, default=MAX_KCS, help="KCs per problem at most")
+    parser.add_argument("--problems", type=int, default=None, help="the bank's first N problems (default all)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="Python only, 3 students x 4 problems: seconds (a JVM alone takes longer)")
     args = parser.parse_args()
+    languages = ("java", "python")
+    if args.smoke:
+        args.students, args.problems, languages = 3, 4, ("python",)
     total = Counter()
-    for language in ("java", "python"):
+    for language in languages:
         if language == "java" and not java_available():
             print("java: skipped (no JDK on PATH)")
             continue
         start = time.perf_counter()
-        problems, submissions = generate(language, args.students, len(load_bank(language)), args.seed)
+        problems, submissions = generate(language, args.students, args.problems or len(load_bank(language)),
+                                         args.seed)
         counts, misses, extras = Counter(), Counter(), Counter()
         correct = submissions.filter(pl.col("correct"))
         items = [(pid, correct.filter(pl.col("problem_id") == pid)["code"].to_list() or [reference])

@@ -2,6 +2,11 @@
 
     python benchmarks/gpu_check.py --out gpu_check.json                     # a CUDA machine
     python benchmarks/gpu_check.py --cpu --model tiny --out /tmp/check.json # the same path on CPU
+    python benchmarks/gpu_check.py --smoke --out /tmp/check.json            # seconds: tiny model, one step each
+
+--smoke runs every phase at the smallest size (tiny model, 1 SFT and 1 GRPO step, 16 new tokens,
+2 sampling prompts) on the GPU when there is one, else on the CPU: the same code paths, no figures
+worth reading.
 
 Runs our own functions, not copies of them, end to end on a few steps each:
 1. data: a small synthetic Python population (`kaser.data.synth.generate`, run in the sandbox),
@@ -25,7 +30,7 @@ Runs our own functions, not copies of them, end to end on a few steps each:
 On a GPU machine that cannot install anything, benchmarks/gpu_check.sh unpacks the missing
 packages from a carried folder first (it says how to build one).
 
-Seen on one H200 (2026-11-30; torch 2.11 cu130, transformers 5.24, TRL 1.16, peft 0.21.2;
+Seen on one H200 (torch 2.11 cu130, transformers 5.24, TRL 1.16, peft 0.21.2;
 random-weight SmolLM2-135M shape, so every completion runs to the 128-token limit): 27/27 checks,
 96 s in all. SFT 4 steps of 4 pairs: 4.1, 1.5, 0.22, 0.22 s (warm-up, then ~4,600 tokens/s),
 peak 1.3 GiB; GRPO 3 steps of 2 prompts x 5: 13.4, 6.0, 12.0 s (generation + CodeBLEU + static
@@ -34,7 +39,8 @@ at batch 8, 2,180 at batch 32, peak 1.9 GiB; gradient checkpointing runs for bot
 
 `dtype auto` = bf16 on a CUDA GPU (kaser.predictor.base_model.resolve_dtype). Each phase prints
 its figures (step times, tokens/s, peak GPU memory); a failing phase prints its traceback and the
-others still run. Everything is written as JSON to --out; the exit status is 1 if any check failed.
+others still run. Everything is written as JSON to --out; the last line is `checks_failed: N`
+and the exit status is 1 if any check failed.
 """
 
 from __future__ import annotations
@@ -432,7 +438,11 @@ def main() -> int:
                         help="also SFT (2 steps) and GRPO (1 step) with gradient_checkpointing: true")
     parser.add_argument("--vllm", action="store_true", help="also try the vLLM backend if it imports")
     parser.add_argument("--out", default="gpu_check.json")
+    parser.add_argument("--smoke", action="store_true",
+                        help="smallest sizes, tiny model, CPU when there is no GPU (about 35 s on 2 CPU cores)")
     args = parser.parse_args()
+    if args.smoke:
+        smoke(args)
 
     if not args.cpu and not torch.cuda.is_available():
         print("no CUDA device; pass --cpu to run the same check on CPU", file=sys.stderr)
@@ -472,6 +482,15 @@ def main() -> int:
     return finish(args.out, start)
 
 
+def smoke(args: argparse.Namespace) -> None:
+    """Every phase at its smallest size on the device there is (SFT and GRPO: one step each)."""
+    args.cpu = args.cpu or not torch.cuda.is_available()
+    args.model = "tiny"
+    args.students, args.problems, args.train_students = 6, 2, 4
+    args.sft_steps, args.sft_batch, args.grpo_steps = 1, 2, 1
+    args.max_new_tokens, args.sample_pairs, args.throughput_prompts, args.batch_sizes = 16, 1, 2, [2]
+
+
 def finish(out: str, start: float) -> int:
     RESULT["total_seconds"] = round(time.perf_counter() - start, 1)
     failed = [name for name, c in RESULT["checks"].items() if not c["ok"]]
@@ -479,6 +498,7 @@ def finish(out: str, start: float) -> int:
     Path(out).write_text(json.dumps(RESULT, indent=1, default=str) + "\n")
     log(f"\n{len(RESULT['checks']) - len(failed)}/{len(RESULT['checks'])} checks ok; "
         f"failed: {failed or 'none'}; total {RESULT['total_seconds']} s; results in {out}")
+    log(f"checks_failed: {len(failed)}")
     return 1 if failed or not RESULT["checks"] else 0
 
 

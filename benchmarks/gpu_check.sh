@@ -3,6 +3,7 @@
 # it lacks from a carry folder into /tmp/site. Run from the folder that holds the carry folder:
 #
 #     bash <carry>/benchmarks/gpu_check.sh <carry> <out dir> [gpu_check.py options]
+#     bash <carry>/benchmarks/gpu_check.sh <carry> <out dir> --smoke    # seconds on the GPU
 #
 # The carry folder (.gpucheck, see the "GPU check" notes in benchmarks/gpu_check.py) holds
 # whl/*.whl (cp312 manylinux wheels: trl, datasets, dill, multiprocess, polars, codebleu,

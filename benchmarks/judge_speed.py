@@ -1,7 +1,8 @@
 """How fast the evaluation judge (static backend) answers: codes judged per second, one code at a
-time vs every code of a problem in one call, as the evaluate stage calls it (issue 11).
+time vs every code of a problem in one call, as the evaluate stage calls it.
 
     .venv/bin/python benchmarks/judge_speed.py [--language java] [--problems 6] [--codes 25]
+    .venv/bin/python benchmarks/judge_speed.py --smoke    # Python, 2 problems x 4 codes: seconds
 
 Generates a synthetic population (not timed) and takes, per problem, `--codes` distinct
 submissions of that problem as the "predicted codes" (the evaluate stage judges 5 methods x K=5
@@ -28,7 +29,7 @@ import polars as pl
 from kaser.code.sandbox import java_available
 from kaser.data.synth import generate
 from kaser.errors.judge import StaticJudge
-from kaser.errors.static_annotator import StaticSettings
+from kaser.errors.static_annotator import StaticParams
 
 NO_CLUSTERS = pl.DataFrame(schema={"category": pl.String, "label": pl.String, "cluster_label": pl.String})
 
@@ -62,12 +63,16 @@ def main() -> None:
     parser.add_argument("--single", type=int, default=5, help="codes per problem judged one at a time")
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--smoke", action="store_true",
+                        help="Python, 2 problems x 4 codes of 6 students: seconds (a JVM alone takes longer)")
     args = parser.parse_args()
+    if args.smoke:
+        args.language, args.problems, args.codes, args.single, args.students = "python", 2, 4, 1, 6
     if args.language == "java" and not java_available():
         sys.exit("no JDK found (javac, java): run with --language python or install one")
     problems, submissions = generate(args.language, args.students, args.problems, args.seed)
     codes = codes_per_problem(submissions, args.codes)
-    settings = StaticSettings()
+    settings = StaticParams()
     print(f"{args.language}: {len(codes)} problems x up to {args.codes} codes "
           f"({sum(map(len, codes.values()))} codes), static judge, default annotate settings")
 

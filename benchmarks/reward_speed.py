@@ -11,21 +11,25 @@ dropped or repeated line, missing semicolon or colon, added comment). Then times
 It checks that both give the same scores, prints the time per group of each, and as its last line
 `speedup: X` (time (b) / time (a)).
 
-Run: python benchmarks/reward_speed.py
+    .venv/bin/python benchmarks/reward_speed.py [--groups 20]    # groups per language
+    .venv/bin/python benchmarks/reward_speed.py --smoke          # 2 groups per language, seconds
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
 import time
 
 from codebleu import calc_codebleu
 
+from kaser.errors.judge import Verdict
 from kaser.metrics.codebleu import code_features
 from kaser.predictor.rewards import diversity_reward, make_error_reward, similarity_reward
 
 GROUPS_PER_LANGUAGE = 20
+SMOKE_GROUPS_PER_LANGUAGE = 2
 GROUP_SIZE = 5  # the paper's num_generations
 SEED = 0
 
@@ -166,11 +170,11 @@ def _comment(code, language, rng):
 EDITS = [_rename, _off_by_one, _drop_line, _repeat_line, _missing_punctuation, _comment]
 
 
-def build_groups(rng: random.Random) -> list[tuple[str, str, list[str]]]:
-    """(language, ground-truth code, 5 completions) per group."""
+def build_groups(rng: random.Random, per_language: int) -> list[tuple[str, str, list[str]]]:
+    """(language, ground-truth code, 5 completions) per group, `per_language` groups of each."""
     groups = []
     for language, references in REFERENCES.items():
-        for g in range(GROUPS_PER_LANGUAGE):
+        for g in range(per_language):
             reference = references[g % len(references)]
             truth = student_variant(reference, language, rng)
             completions = [student_variant(reference, language, rng) for _ in range(GROUP_SIZE)]
@@ -178,11 +182,16 @@ def build_groups(rng: random.Random) -> list[tuple[str, str, list[str]]]:
     return groups
 
 
+def no_error_judge(problem_id: str, code: str, candidates: list[str]) -> Verdict:
+    """A judge that finds nothing in any code (clean, valid): it costs nothing to ask."""
+    return Verdict(errors=frozenset(), clean=True, valid=True, diagnosed=frozenset())
+
+
 def hybrid_reward_ours(language: str, truth: str, completions: list[str]) -> list[list[float]]:
     n = len(completions)
     columns = dict(code=[truth] * n, language=[language] * n, prompts=["one prompt"] * n,
                    problem_id=["p"] * n, errors=[[]] * n, candidate_errors=[["Off-by-one error"]] * n)
-    error_reward = make_error_reward(lambda problem_id, code, candidates: set())
+    error_reward = make_error_reward(no_error_judge)
     return [similarity_reward(completions, **columns), diversity_reward(completions, **columns),
             error_reward(completions, **columns)]
 
@@ -196,7 +205,12 @@ def hybrid_codebleu_package(language: str, truth: str, completions: list[str]):
 
 
 def main() -> None:
-    groups = build_groups(random.Random(SEED))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--groups", type=int, default=GROUPS_PER_LANGUAGE, help="groups per language")
+    parser.add_argument("--smoke", action="store_true",
+                        help=f"{SMOKE_GROUPS_PER_LANGUAGE} groups per language: a few seconds")
+    args = parser.parse_args()
+    groups = build_groups(random.Random(SEED), SMOKE_GROUPS_PER_LANGUAGE if args.smoke else args.groups)
     calc_codebleu(["int a = 1;"], ["int a = 1;"], "java")  # import/loading costs out of the timing
     ours, package, ours_time, package_time = [], [], 0.0, 0.0
     for language, truth, completions in groups:

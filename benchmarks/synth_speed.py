@@ -1,6 +1,7 @@
 """How fast the synthetic benchmark is generated: submissions per second, per language and overall.
 
     .venv/bin/python benchmarks/synth_speed.py [--students 100] [--problems 30] [--seed 0]
+    .venv/bin/python benchmarks/synth_speed.py --smoke    # Python, 4 students x 2 problems: seconds
 
 Generates one population per language (Java is skipped, with a note, where no JDK is installed)
 and times `kaser.data.synth.generate`, which includes running every program in the sandbox. The last
@@ -21,10 +22,15 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--problems", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--smoke", action="store_true",
+                        help="Python only, 4 students x 2 problems: seconds (a JVM alone takes longer)")
     args = parser.parse_args()
+    languages = ("java", "python")
+    if args.smoke:
+        args.students, args.problems, languages = 4, 2, ("python",)
 
     total_submissions, total_seconds = 0, 0.0
-    for language in ("java", "python"):
+    for language in languages:
         if language == "java" and not java_available():
             print("java: skipped (no JDK on PATH)")
             continue

@@ -1,0 +1,60 @@
+"""Every benchmark runs at its smoke size, so none can rot unnoticed.
+
+    .venv/bin/python -m pytest -q tests/test_benchmarks.py             # the fast ones
+    .venv/bin/python -m pytest -q -m slow tests/test_benchmarks.py     # the ones with a model
+
+Each script in benchmarks/ runs as a subprocess with `--smoke` (seconds of work) and must exit 0
+with a last stdout line `name: value`, the value a number.
+"""
+
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+ITAP = ROOT.parent / "shared" / "data" / "itap_python_sample"
+LAST_LINE = re.compile(r"^(\w+): (\S+)$")
+
+slow = pytest.mark.slow   # more than ~10 s on 2 cores: loads a model
+CASES = [   # script, arguments after --smoke, marks
+    ("annotate_speed.py", [], []),
+    ("derived_kcs.py", [], []),
+    ("error_reward_gaming.py", [], []),
+    ("generate_speed.py", [], [slow]),        # ~15 s: tiny model, both sampling backends
+    ("gpu_check.py", ["--out", "{tmp}/gpu_check.json"], [slow]),   # ~35 s: tiny model, SFT + GRPO on CPU
+    ("judge_speed.py", [], []),
+    ("reward_speed.py", [], []),
+    ("synth_speed.py", [], []),
+    ("testless_annotation.py", [], [pytest.mark.skipif(
+        not ITAP.is_dir(), reason=f"the ITAP ProgSnap2 sample it reads is not here ({ITAP})")]),
+]
+NOT_RUN = {   # files in benchmarks/ that are no benchmark of their own, and why
+    "gpu_check.sh": "unpacks a carried folder of wheels on a GPU machine, then runs gpu_check.py (tested here)",
+}
+
+
+def test_every_benchmark_has_a_smoke_run():
+    listed = {script for script, _, _ in CASES} | set(NOT_RUN)
+    present = {path.name for path in BENCHMARKS.iterdir() if path.is_file()}
+    assert present == listed, f"not in CASES: {present - listed}; gone: {listed - present}"
+
+
+@pytest.mark.parametrize("script, arguments", [pytest.param(s, a, marks=m, id=s) for s, a, m in CASES])
+def test_benchmark_smoke_run_ends_with_its_figure(script, arguments, tmp_path):
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, str(BENCHMARKS / script), "--smoke",
+               *(a.format(tmp=tmp_path) for a in arguments)]
+    run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, \
+        f"{script} --smoke exited {run.returncode}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    lines = run.stdout.strip().splitlines()
+    assert lines, f"{script} --smoke printed nothing"
+    found = LAST_LINE.match(lines[-1])
+    assert found, f"{script}: last line {lines[-1]!r} is not `name: value`"
+    assert math.isfinite(float(found.group(2))), f"{script}: {found.group(2)!r} is not a finite number"
