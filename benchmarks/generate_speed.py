@@ -56,7 +56,7 @@ def main() -> None:
     tokenizer = load_tokenizer(folder)
     rng = random.Random(0)
     prompts = [build_prompt_text(tokenizer, p.statement, list(p.kcs),
-                                 [rng.random() for _ in p.kcs], "java")
+                                 [rng.random() for _ in p.kcs], "java", signature=p.signature)
                for p in load_bank("java")[:int(sys.argv[1]) if len(sys.argv) > 1 else N_PROMPTS]]
     print(f"model: {what}, float32")
     print(f"{len(prompts)} prompts x {PARAMS.k} samples x up to {PARAMS.max_new_tokens} new tokens, "
