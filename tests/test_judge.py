@@ -17,6 +17,8 @@ PROBLEM = next(p for p in load_bank("python") if p.problem_id == "python_can_hik
 CORRECT = PROBLEM.references[0]
 WRONG_OPERATOR = CORRECT.replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25")
 SYNTAX = CORRECT.replace("if raining:", "if raining")
+RENAMED = CORRECT.replace("def can_hike", "def go_hiking")                  # another name
+RENAMED_WRONG = WRONG_OPERATOR.replace("def can_hike", "def go_hiking")     # another name and a bug
 
 
 def dataset(tmp_path):
@@ -50,6 +52,23 @@ CANDIDATES = ["Incorrect logical operator", "Missing colon", "Off-by-one error"]
 def test_static_judge(tmp_path, code, candidates, expected):
     judge = StaticJudge(*dataset(tmp_path))
     assert judge(PROBLEM.problem_id, code, candidates) == expected
+
+
+@pytest.mark.parametrize("code, valid, clean, diagnosed", [
+    (CORRECT, True, True, set()),
+    # a correct code under another name: valid, not clean, the wrong name its one error
+    (RENAMED, True, False, {"Wrong function name"}),
+    # a renamed code with a bug: the bug is still diagnosed (mapped to its cluster label)
+    (RENAMED_WRONG, True, False, {"Wrong function name", "Incorrect logical operator"}),
+    # only a code that does not parse is invalid
+    (SYNTAX, False, False, {"Missing colon"}),
+])
+def test_validity_means_the_code_parses_and_a_wrong_name_is_one_error(tmp_path, code, valid, clean,
+                                                                      diagnosed):
+    judge = StaticJudge(*dataset(tmp_path))
+    [verdict] = judge.verdicts(PROBLEM.problem_id, [code], CANDIDATES + ["Wrong function name"])
+    assert (verdict.valid, verdict.clean, set(verdict.diagnosed)) == (valid, clean, diagnosed)
+    assert set(verdict.errors) == diagnosed     # every diagnosis here is a candidate
 
 
 def test_judge_many_diagnoses_each_code_once(tmp_path):
