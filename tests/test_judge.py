@@ -253,3 +253,12 @@ def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_
     assert (verdict.clean, verdict.valid) == (False, False)
     [nothing] = judge.verdicts(PROBLEM.problem_id, [CORRECT], [])   # no candidates: no LLM call
     assert (nothing.errors, nothing.clean, nothing.valid) == (frozenset(), True, True)
+
+
+def test_the_sweep_says_does_not_parse_only_for_codes_that_do_not_parse(tmp_path):
+    # the knowledge sweep's words for a verdict without candidate errors (kaser.simulate.errors_text)
+    from kaser.simulate import errors_text
+    judge = StaticJudge(*dataset(tmp_path))
+    renamed, broken = judge.verdicts(PROBLEM.problem_id, [RENAMED, SYNTAX], ["Off-by-one error"])
+    assert errors_text(renamed) == "no candidate error, not correct: Wrong function name"
+    assert errors_text(broken) == "no candidate error, not correct: Missing colon (does not parse/compile)"
