@@ -32,12 +32,14 @@ The function the tests call (`called_function`), and what a wrong name is:
   tests calling that function instead, and gets one error "Wrong function name" (Runtime
   category). "Could mean": no other function of the code calls it (helpers are called), it
   takes the tests' number of arguments, and in Java it is not `main`. Its behaviour is then
-  judged like any other code's, so a renamed code with a wrong comparison also gets "Wrong
-  comparison operator", and a correct code under another name has the wrong name as its only
-  error.
+  judged like any other code's, so a renamed code's bug gets its own label beside the wrong
+  name (e.g. "Wrong boolean operator"), and a correct code under another name has the wrong
+  name as its only error.
 - A code with no such function, or with several (the tests cannot tell which one is meant), is
   run as it is: every test fails to find the entry, which gives "Wrong function name" too,
   and nothing about its behaviour is known.
+- The name is checked only where tests run: a code whose syntax error no repair gets past, or
+  a problem with neither tests nor references, gets no name check.
 A wrong name is a Runtime-category error, never Syntax: the code parses / compiles on its own,
 and the failure shows only when the tests call it (Python's NameError, a missing method for the
 Java harness). So `valid` (no Syntax-category error, kaser.errors.judge) means what it says.
