@@ -12,10 +12,10 @@
 of the first training run, the first of params.yaml `model.splits` x `model.folds`
 (models/<ds>/grpo/<split>-<fold>, chosen by the caller: kaser.cli, stages/sweep.py), with the
 student prompt of training (the problem's starter signature included: `--signature`, else the
-header of the `--reference` solution, else none; `problem_signature`), and finds each code's errors with the static annotator (`judge_codes`;
-with a model solution, by differential testing against it). `error_distribution` turns a
-population's samples into the forecast share of
-codes showing each error: what an instructor would see before the assignment goes out.
+header of the `--reference` solution, else none; `problem_signature`), and finds each code's
+errors with the static annotator (`judge_codes`; with a model solution, by differential testing
+against it). `error_distribution` turns a population's samples into the forecast share of codes
+showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
 high mastery on its KCs), K codes each, judged against the problem's candidate errors.
 

@@ -31,10 +31,11 @@ column `problem_id`/`ProblemID`/`id`, a `statement`/`Requirement`/`prompt` colum
 `kcs` column of `;`-separated names, an optional `signature` column: the header the student saw,
 `def oneToN(n):`). A problem without a signature gets the most common header among its correct
 first submissions, else among all its first submissions, else its reference's
-(`kaser.data.signatures`), null where no code defines a function. A problem without a statement gets one built from what the data
-gives, the entry function's most common name and parameters in the submissions
-(`Write the Python function oneToN(n).`); a problem without KCs gets KCs derived from its correct
-submissions (`kaser.data.derived_kcs`: `derived` offline from syntax trees, or `openai`).
+(`kaser.data.signatures`), null where no code defines a function. A problem without a
+statement gets one built from what the data gives, the entry function's most common name and
+parameters in the submissions (`Write the Python function oneToN(n).`); a problem without KCs
+gets KCs derived from its correct submissions (`kaser.data.derived_kcs`: `derived` offline from
+syntax trees, or `openai`).
 
 Departures from CodeWorkout ingestion, and why:
 1. With a `score_threshold` below 1, a score at or above it is stored as 1.0, since the dataset
