@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "inputs, so runtime and logical errors are found")
     p.add_argument("--tests", default=None,
                    help='JSON file [{"input": [args...], "expected": value}, ...]: test cases to run')
+    p.add_argument("--signature", default=None,
+                   help='the starter signature the student sees, e.g. "def add(a, b):" (default: '
+                        "the --reference solution's header, else none); the tests call its function")
     p.add_argument("-k", type=int, default=5, help="samples per profile")
     p.add_argument("--out", required=True, help="folder for simulation.json and simulation.md")
     p.add_argument("--params", default="params.yaml")
@@ -207,13 +210,14 @@ def simulate_command(args) -> None:
     from kaser.predictor.base_model import ModelParams, run_name
     from kaser.predictor.sampling import AUTO, GenerateParams, resolve_budget
     from kaser.simulate import (check_model_folders, dataset_population, parse_kcs, parse_mastery,
-                                read_reference, read_statement, read_tests, simulate,
-                                simulation_markdown, simulation_record)
+                                problem_signature, read_reference, read_statement, read_tests,
+                                simulate, simulation_markdown, simulation_record)
 
     statement = read_statement(args.problem)
     kcs = parse_kcs(args.kcs)
     reference = read_reference(getattr(args, "reference", None))
     tests = read_tests(getattr(args, "tests", None))
+    signature = problem_signature(getattr(args, "signature", None), reference, args.language)
     if args.k < 1:
         raise InputError(f"-k must be at least 1, not {args.k}")
     params_file = read_params(args.params)
@@ -236,10 +240,11 @@ def simulate_command(args) -> None:
         from kaser.errors.annotate import AnnotateParams
         settings = section(args.params, "annotate", AnnotateParams, params_file).static_params()
     results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
-                       model.dtype, tests=tests, reference=reference, settings=settings)
+                       model.dtype, tests=tests, reference=reference, signature=signature,
+                       settings=settings)
     simulation = simulation_record(statement, args.language, kcs, args.dataset, adapter, args.k,
                                    results, args.population is not None, reference=reference,
-                                   tests=tests)
+                                   tests=tests, signature=signature)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "simulation.json").write_text(json.dumps(simulation, indent=1) + "\n")

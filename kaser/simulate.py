@@ -5,15 +5,17 @@
     kaser simulate --problem "Return the sum of a and b." --language python --kcs arithmetic \\
         --population 30 --dataset synthetic-python --out runs/class
     kaser simulate ... --reference solution.py [--tests tests.json]   # judge logic, not only syntax
+    kaser simulate ... --signature "def add(a, b):"   # the header the student sees (else --reference's)
     python stages/sweep.py synthetic-java      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
 of the first training run, the first of params.yaml `model.splits` x `model.folds`
 (models/<ds>/grpo/<split>-<fold>, chosen by the caller: kaser.cli, stages/sweep.py), with the
-student prompt of training, and finds each code's errors with the static annotator (`judge_codes`;
-with a model solution, by differential testing against it). `error_distribution` turns a
-population's samples into the forecast share of
-codes showing each error: what an instructor would see before the assignment goes out.
+student prompt of training (the problem's starter signature included: `--signature`, else the
+header of the `--reference` solution, else none; `problem_signature`), and finds each code's
+errors with the static annotator (`judge_codes`; with a model solution, by differential testing
+against it). `error_distribution` turns a population's samples into the forecast share of codes
+showing each error: what an instructor would see before the assignment goes out.
 `knowledge_sweep` is the paper's Table 4: one problem of a dataset, three profiles (low, mixed,
 high mastery on its KCs), K codes each, judged against the problem's candidate errors.
 
@@ -135,16 +137,18 @@ def sweep_levels(kcs: Sequence[str]) -> dict[str, dict[str, float]]:
 
 def sample_codes(statement: str, language: str, kcs: Sequence[str],
                  profiles: Sequence[dict[str, float]], model_path, adapter,
-                 params: GenerateParams, dtype: str = "auto") -> list[list[str]]:
-    """`params.k` predicted codes per profile, with the training prompt."""
+                 params: GenerateParams, dtype: str = "auto", *,
+                 signature: str | None) -> list[list[str]]:
+    """`params.k` predicted codes per profile, with the training prompt (`signature`: the
+    problem's starter signature, None when unknown)."""
     from kaser.predictor.base_model import load_tokenizer
     from kaser.predictor.rewards import completion_code
     from kaser.predictor.sampling import sample_completions
     from kaser.predictor.prompt import build_prompt_text
 
     tokenizer = load_tokenizer(model_path)
-    prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language)
-               for p in profiles]
+    prompts = [build_prompt_text(tokenizer, statement, kcs, [p[kc] for kc in kcs], language,
+                                 signature=signature) for p in profiles]
     from kaser.predictor.sampling import Completion
     texts = sample_completions(model_path, adapter, prompts, params, dtype)
     # each code keeps whether the token budget cut it off (Completion.truncated)
@@ -153,15 +157,17 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
 
 
 def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=None,
-                reference: str | None = None, settings=None) -> dict[str, list[dict]]:
+                reference: str | None = None, signature: str | None = None,
+                settings=None) -> dict[str, list[dict]]:
     """code -> [{category, label}] for each distinct code, by the static annotator on a problem
     row built from the statement: with `tests` (problems.parquet format) and / or a `reference`
     (differential testing on generated inputs) it finds runtime and logical errors, without
-    either only what the compiler / parser finds (NEW_PROBLEM_NOTE)."""
+    either only what the compiler / parser finds (NEW_PROBLEM_NOTE). The tests call the function
+    `signature` names (else the reference's entry)."""
     from kaser.errors.static_annotator import StaticParams, annotate_static
 
     problem = {"problem_id": "new_problem", "language": language, "statement": statement,
-               "tests": tests, "reference": reference}
+               "tests": tests, "reference": reference, "signature": signature}
     distinct = list(dict.fromkeys(codes))
     found = annotate_static(problem, distinct, (), settings or StaticParams())
     return {code: [{"category": e.category, "label": e.label} for e in errors]
@@ -171,20 +177,21 @@ def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=No
 def simulate(statement: str, language: str, kcs: Sequence[str],
              profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
              dtype: str = "auto", k: int | None = None, *, tests=None, reference=None,
-             settings=None) -> list[dict]:
+             signature: str | None = None, settings=None) -> list[dict]:
     """[{profile, samples: [{code, truncated, errors: [{category, label}]}]}] per profile, K
-    samples each; errors by `judge_codes`. A code the token budget cut off is marked `truncated`
-    and not judged."""
+    samples each, prompted with the starter `signature` (None: unknown); errors by
+    `judge_codes`. A code the token budget cut off is marked `truncated` and not judged."""
     if k is not None:
         params = dataclasses.replace(params, k=k)
-    codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype)
+    codes = sample_codes(statement, language, kcs, profiles, model_path, adapter, params, dtype,
+                         signature=signature)
 
     def cut(code) -> bool:
         return bool(getattr(code, "truncated", False))
 
     # a code the token budget cut off is not judged: its syntax errors are the budget's
     found = judge_codes(statement, language, [str(c) for own in codes for c in own if not cut(c)],
-                        tests=tests, reference=reference, settings=settings)
+                        tests=tests, reference=reference, signature=signature, settings=settings)
     return [{"profile": dict(profile),
              "samples": [{"code": str(code), "truncated": cut(code),
                           "errors": [] if cut(code) else found[str(code)]} for code in own]}
@@ -218,7 +225,10 @@ def simulation_markdown(simulation: dict) -> str:
     problem = simulation["problem"]
     lines = ["# Simulated students", "", f"Language: {problem['language']}; model: "
              f"{simulation['adapter']}; {simulation['k']} sample(s) per profile.", "",
-             "> " + problem["statement"].replace("\n", "\n> "), "", f"_{simulation['note']}_", ""]
+             "> " + problem["statement"].replace("\n", "\n> "), ""]
+    if problem.get("signature"):
+        lines += [f"Starter signature (shown to the model): `{problem['signature']}`", ""]
+    lines += [f"_{simulation['note']}_", ""]
     if "error_distribution" in simulation:
         lines += [f"## Forecast error distribution ({len(simulation['profiles'])} students)", "",
                   "| error | share of codes |", "|---|---|"]
@@ -322,7 +332,8 @@ def knowledge_sweep(dataset_folder, problem_id: str, model_path, adapter, params
     candidates = json.loads(path.read_text()).get(problem_id, [])
     levels = sweep_levels(problem["kcs"])
     sampled = sample_codes(problem["statement"], problem["language"], problem["kcs"],
-                           list(levels.values()), model_path, adapter, params, dtype)
+                           list(levels.values()), model_path, adapter, params, dtype,
+                           signature=problem["signature"])
     codes = dict(zip(levels, sampled))
     errors = {}
     for name, own in codes.items():
@@ -344,6 +355,27 @@ def read_statement(problem: str) -> str:
     if not text.strip():
         raise InputError("--problem: the problem statement is empty")
     return text.strip()
+
+
+def problem_signature(signature: str | None, reference: str | None, language: str) -> str | None:
+    """The starter signature `kaser simulate` shows: `--signature` (whitespace collapsed), else
+    the header of the `--reference` solution's entry function, else None.
+
+    >>> problem_signature(None, "def helper(x):\\n    return x\\ndef add(a, b):\\n    return helper(a) + b", "python")
+    'def add(a, b):'
+    >>> problem_signature("public int add(int a,\\n  int b)", None, "java")
+    'public int add(int a, int b)'
+    """
+    from kaser.data.contracts import signature_name
+    from kaser.data.signatures import starter_signature
+
+    if signature is not None:
+        signature = " ".join(signature.split())
+        if signature_name(signature, language) is None:
+            raise InputError(f"--signature {signature!r} declares no {language} function "
+                             "(e.g. `def add(a, b):` or `public int add(int a, int b)`)")
+        return signature
+    return starter_signature(reference, language) if reference else None
 
 
 def read_reference(path: str | None) -> str | None:
@@ -412,12 +444,13 @@ def dataset_population(folder: Path, dataset: str, kcs: list[str], size: int,
 
 def simulation_record(statement: str, language: str, kcs: list[str], dataset: str, adapter,
                       k: int, results: list[dict], population: bool, *, reference: str | None = None,
-                      tests: list | None = None) -> dict:
+                      tests: list | None = None, signature: str | None = None) -> dict:
     """simulation.json: the problem, the model, the note (what the codes were judged against) and
     every profile's samples (and, for a population, the forecast error distribution)."""
     what = " and ".join(w for w, given in (("inputs answered by the reference solution", reference),
                                            ("the given tests", tests)) if given)
-    simulation = {"problem": {"statement": statement, "language": language, "kcs": kcs},
+    simulation = {"problem": {"statement": statement, "language": language, "kcs": kcs,
+                              "signature": signature},
                   "dataset": dataset, "adapter": str(adapter), "k": k,
                   "note": REFERENCE_NOTE.format(what=what) if what else NEW_PROBLEM_NOTE,
                   "profiles": results}

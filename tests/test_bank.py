@@ -11,6 +11,7 @@ javac + one JVM), which keeps the Java check to seconds.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -105,6 +106,22 @@ def test_statements_use_each_languages_words():
     assert "(digitSum(472) is 13)" in digit_sum.statement      # {entry}: the language's function name
 
 
+@pytest.mark.parametrize("language", sorted(BANKS))
+def test_every_problem_shows_the_header_every_reference_declares(language):
+    # the starter signature the prompt shows: the entry's header, with the tests' arity, the
+    # same in every reference (so no reference style contradicts what the student was shown)
+    from kaser.data.contracts import signature_name
+    from kaser.data.signatures import defined_functions, starter_signature
+    for p in BANKS[language]:
+        assert signature_name(p.signature, language) == p.entry, p.problem_id
+        assert {starter_signature(code, language, p.entry) for code in p.references} == {p.signature}
+        [entry] = [f for f in defined_functions(p.references[0], language) if f.name == p.entry]
+        assert entry.accepts(len(p.tests[0][0])), p.problem_id
+    ticket = next(p for p in BANKS[language] if p.problem_id.endswith("_ticket_price"))
+    assert ticket.signature == {"java": "public int ticketPrice(int age, boolean member)",
+                                "python": "def ticket_price(age, member):"}[language]
+
+
 def _altered_bank(tmp_path, file: str, change) -> None:
     """A copy of the bank's data files in tmp_path, with `change` applied to one file's data."""
     for path in BANK_DIR.glob("*.yaml"):
@@ -126,6 +143,10 @@ def _untranslated_word(data):
     del data["words"]["true"]
 
 
+def _wrong_entry(data):
+    data["problems"]["can_hike"]["entry"] = "goHiking"
+
+
 @pytest.mark.parametrize("file, change, language, message", [
     # a problem without a Python solution: the file and the missing id are named
     ("python.yaml", _drop_python_solution, "python", r"python\.yaml: .*missing \['ticket_price'\]"),
@@ -133,6 +154,8 @@ def _untranslated_word(data):
     ("problems.yaml", _unknown_word, "java", r"java\.yaml:problems\.ticket_price: the statement uses \{maybe\}"),
     # a word Java forgot to define, used by can_hike's statement
     ("java.yaml", _untranslated_word, "java", r"java\.yaml:problems\.can_hike: the statement uses \{true\}"),
+    # an entry the first reference does not define: no starter signature to show
+    ("java.yaml", _wrong_entry, "java", r"java\.yaml: the first reference of can_hike defines no function 'goHiking'"),
 ])
 def test_broken_bank_files_are_named(tmp_path, file, change, language, message):
     _altered_bank(tmp_path, file, change)
@@ -187,10 +210,8 @@ def test_python_check_catches_a_wrong_expected_value():
     # Guards the two tests above: a bank entry with a wrong expectation must be reported.
     problem = BANKS["python"][0]
     (args, expected), *_ = problem.tests
-    broken = BankProblem(
-        problem.problem_id, problem.entry, problem.statement, problem.kcs,
-        problem.references, ((args, _json_roundtrip(expected)), (args, "not the answer")),
-    )
+    broken = dataclasses.replace(
+        problem, tests=((args, _json_roundtrip(expected)), (args, "not the answer")))
     failures = _failures("python", [broken])
     assert len(failures) == len(problem.references)
     assert all("not the answer" in f for f in failures)
@@ -201,9 +222,6 @@ def test_python_check_catches_a_wrong_expected_value():
 def test_java_check_catches_a_reference_that_does_not_compile():
     problem = BANKS["java"][0]
     broken_code = problem.references[0].replace(";", "", 1)   # a missing semicolon
-    broken = BankProblem(
-        problem.problem_id, problem.entry, problem.statement, problem.kcs,
-        (broken_code, problem.references[1]), problem.tests,
-    )
+    broken = dataclasses.replace(problem, references=(broken_code, problem.references[1]))
     failures = _failures("java", [broken])
     assert len(failures) == 1 and "reference 0" in failures[0]

@@ -25,7 +25,8 @@ from tiny_lm import tiny_model_folder
 
 PROBLEMS = pl.DataFrame({"problem_id": ["p0", "p1", "p2", "p3"],
                          "statement": ["Add a and b.", "Count the vowels.", "Reverse a string.",
-                                       "Sum a list."]})
+                                       "Sum a list."],
+                         "signature": ["def add(a, b):", None, "def reverse(s):", "def total(xs):"]})
 SUBMISSIONS = pl.DataFrame({
     "student_id": ["s"] * 4 + ["t"] * 2,
     "problem_id": ["p0", "p1", "p2", "p3", "p2", "p0"],
@@ -73,7 +74,13 @@ def test_icl_prompt_holds_each_earlier_problem_and_code_then_the_new_problem():
                                                "Problem: Sum a list.")]
     assert positions == sorted(positions)
     assert "code-s3" not in user   # the code to predict is never in its prompt
-    assert user.endswith("Simulate the student written code:")
+    # the new problem's starter signature follows it; earlier problems show the student's code
+    assert user.endswith("Problem: Sum a list.\n\nFunction signature: def total(xs):\n\n"
+                         "Simulate the student written code:")
+    assert "def add(a, b):" not in user
+    # a problem without a known signature gets the prompt without one
+    [chat] = icl_messages(with_history(pairs([("s", 1)]), PROBLEMS, SUBMISSIONS, k=5))
+    assert "Function signature" not in chat[1]["content"]
 
 
 def test_persona_prompt_holds_the_persona_and_the_problem_only():
@@ -82,6 +89,7 @@ def test_persona_prompt_holds_the_persona_and_the_problem_only():
     user = chats[0][1]["content"]
     assert user.startswith("Student persona: Forgets return statements.")
     assert "Problem: Sum a list." in user and "code-s" not in user
+    assert "Problem: Sum a list.\n\nFunction signature: def total(xs):" in user
     summaries = summary_chats(table)
     assert summaries[1] is None   # nothing to summarise: no LLM call
     assert "code-s2" in summaries[0][1]["content"] and "Sum a list" not in summaries[0][1]["content"]

@@ -106,6 +106,10 @@ def test_codeworkout_first_submissions_steps_and_kcs(tmp_path):
     assert problems.filter(pl.col("problem_id") == "1")["statement"][0] == "Return the value\nof a."
     assert problems["language"].unique().to_list() == ["java"]
     assert problems["tests"].null_count() == problems["reference"].null_count() == 3
+    # the starter signature: the header of the correct first submissions (problem 1: student 101's
+    # `int g` wins over 102's wrong `String g`), else of all first submissions (problem 2)
+    signatures = dict(problems.select("problem_id", "signature").iter_rows())
+    assert signatures == {"1": "public int g(int a)", "2": "public int f(int a)", "3": "public int h()"}
 
 
 def test_codeworkout_windows_line_ends_and_byte_order_mark(tmp_path):
@@ -326,8 +330,8 @@ def valid_tables():
     problems = pl.DataFrame({
         "problem_id": ["p1", "p2"], "language": ["java", "java"], "statement": ["Add.", "Sub."],
         "kcs": [["arithmetic"], ["arithmetic", "conditionals"]],
-        "tests": [[{"input": "[1, 2]", "expected": "3"}], None], "reference": [None, "int f(){}"]},
-        schema=PROBLEM_SCHEMA)
+        "tests": [[{"input": "[1, 2]", "expected": "3"}], None], "reference": [None, "int f(){}"],
+        "signature": ["public int add(int a, int b)", None]}, schema=PROBLEM_SCHEMA)
     submissions = pl.DataFrame({
         "student_id": ["s1", "s1", "s2"], "problem_id": ["p1", "p2", "p2"], "step": [0, 1, 0],
         "code": ["a", "b", "c"], "score": [1.0, 0.5, 0.0], "correct": [True, False, False],
@@ -336,6 +340,14 @@ def valid_tables():
         schema={**SUBMISSION_SCHEMA, "true_errors": pl.List(pl.String),
                 "true_mastery": pl.List(pl.Float64)})
     return problems, submissions
+
+
+def test_a_problems_table_from_before_the_signature_column_reads_with_null_signatures(tmp_path):
+    problems, submissions = valid_tables()
+    problems.drop("signature").write_parquet(tmp_path / "problems.parquet")
+    submissions.write_parquet(tmp_path / "submissions.parquet")
+    read, _ = read_dataset(tmp_path)
+    assert read.columns == list(PROBLEM_SCHEMA) and read["signature"].to_list() == [None, None]
 
 
 def test_valid_tables_pass_and_vocabulary_is_sorted():
@@ -359,6 +371,11 @@ PROBLEM_ERRORS = [
     ("test input not an array", lambda p: p.with_columns(pl.Series(
         "tests", [[{"input": "1", "expected": "3"}], None], dtype=PROBLEM_SCHEMA["tests"])),
      r"column tests, row 1: test input must be a JSON array"),
+    # a signature is one header line naming a function, or null
+    ("signature on two lines", lambda p: p.with_columns(pl.Series("signature", [None, "int f(\nint a)"])),
+     r"column signature, row 2: signature .* is not one line declaring a java function"),
+    ("signature without a function", lambda p: p.with_columns(pl.Series("signature", ["add", None])),
+     r"column signature, row 1: signature 'add' is not one line"),
 ]
 
 

@@ -15,6 +15,7 @@ def pairs():
         "student_id": ["s1", "s2"], "problem_id": ["p1", "p2"], "step": [0, 0],
         "language": ["java", "java"],
         "statement": ["Return the sum of a and b.", "Return a times b."],
+        "signature": ["public int sum(int a, int b)", None],
         "kcs": [["arithmetic"], ["arithmetic"]], "mastery": [[0.2], [0.9]],
         "code": ["public int sum(int a, int b) {\n  return a + b;\n}",
                  "int mul(int a, int b) { return a*b; }"]})
@@ -43,7 +44,9 @@ def test_examples_carry_the_reward_columns_and_one_group_per_row():
     assert [e["group_id"] for e in examples] == [0, 1]
     assert set(examples[0]) == {"prompt", "code", "language", "problem_id", "errors",
                                 "candidate_errors", "group_id"}
-    assert examples[0]["prompt"][1]["content"].startswith("Problem: Return the sum of a and b.")
+    assert examples[0]["prompt"][1]["content"].startswith(
+        "Problem: Return the sum of a and b.\n\nFunction signature: public int sum(int a, int b)\n\n")
+    assert "Function signature" not in examples[1]["prompt"][1]["content"]   # none known for p2
 
 
 def test_reward_weights_must_match_the_three_rewards(tmp_path):

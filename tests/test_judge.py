@@ -9,6 +9,8 @@ from kaser.errors.judge import JudgeParams, LLMJudge, StaticJudge, judge_name, j
 from kaser.errors.static_annotator import StaticParams
 from kaser.llm import LLMParams
 from hike_problem import CANDIDATES, CORRECT, PROBLEM, SYNTAX, WRONG_OPERATOR, dataset
+RENAMED = CORRECT.replace("def can_hike", "def go_hiking")                  # another name
+RENAMED_WRONG = WRONG_OPERATOR.replace("def can_hike", "def go_hiking")     # another name and a bug
 
 
 @pytest.mark.parametrize("code, candidates, expected", [
@@ -20,6 +22,23 @@ from hike_problem import CANDIDATES, CORRECT, PROBLEM, SYNTAX, WRONG_OPERATOR, d
 def test_static_judge(tmp_path, code, candidates, expected):
     judge = StaticJudge(*dataset(tmp_path))
     assert judge(PROBLEM.problem_id, code, candidates) == expected
+
+
+@pytest.mark.parametrize("code, valid, clean, diagnosed", [
+    (CORRECT, True, True, set()),
+    # a correct code under another name: valid, not clean, the wrong name its one error
+    (RENAMED, True, False, {"Wrong function name"}),
+    # a renamed code with a bug: the bug is still diagnosed (mapped to its cluster label)
+    (RENAMED_WRONG, True, False, {"Wrong function name", "Incorrect logical operator"}),
+    # only a code that does not parse is invalid
+    (SYNTAX, False, False, {"Missing colon"}),
+])
+def test_validity_means_the_code_parses_and_a_wrong_name_is_one_error(tmp_path, code, valid, clean,
+                                                                      diagnosed):
+    judge = StaticJudge(*dataset(tmp_path))
+    [verdict] = judge.verdicts(PROBLEM.problem_id, [code], CANDIDATES + ["Wrong function name"])
+    assert (verdict.valid, verdict.clean, set(verdict.diagnosed)) == (valid, clean, diagnosed)
+    assert set(verdict.errors) == diagnosed     # every diagnosis here is a candidate
 
 
 def test_judge_many_diagnoses_each_code_once(tmp_path):
@@ -203,3 +222,12 @@ def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_
     assert (verdict.clean, verdict.valid) == (False, False)
     [nothing] = judge.verdicts(PROBLEM.problem_id, [CORRECT], [])   # no candidates: no LLM call
     assert (nothing.errors, nothing.clean, nothing.valid) == (frozenset(), True, True)
+
+
+def test_the_sweep_says_does_not_parse_only_for_codes_that_do_not_parse(tmp_path):
+    # the knowledge sweep's words for a verdict without candidate errors (kaser.simulate.errors_text)
+    from kaser.simulate import errors_text
+    judge = StaticJudge(*dataset(tmp_path))
+    renamed, broken = judge.verdicts(PROBLEM.problem_id, [RENAMED, SYNTAX], ["Off-by-one error"])
+    assert errors_text(renamed) == "no candidate error, not correct: Wrong function name"
+    assert errors_text(broken) == "no candidate error, not correct: Missing colon (does not parse/compile)"

@@ -159,6 +159,18 @@ def test_problem_table_gives_statements_and_kcs(tmp_path):
     assert problems.select("statement", "kcs").row(0) == ("Add two numbers.", ["arithmetic"])
 
 
+def test_starter_signature_from_the_problem_table_else_the_correct_first_submissions(tmp_path):
+    root = zero_one_dialect(tmp_path)
+    problems, _, choices = ingest(root, language="python")
+    assert problems["signature"].to_list() == ["def add(a, b):"]
+    assert choices["problems_with_table_signature"] == 0 and choices["problems_without_signature"] == 0
+    # a table's signature wins (whitespace collapsed), and is what the problem keeps
+    write_csv(tmp_path / "problems.csv", ["id", "signature"], [["add", "def add(x,\n        y):"]])
+    problems, _, choices = ingest(root, problems_file=tmp_path / "problems.csv", language="python")
+    assert problems["signature"].to_list() == ["def add(x, y):"]
+    assert choices["problems_with_table_signature"] == 1
+
+
 def test_signature_and_statement_from_code():
     assert signature("def f(x):\n    return g(x)\ndef g(y):\n    return y", "python") == "f(x)"
     assert signature("x = 1", "python") is None
@@ -310,7 +322,7 @@ def test_reference_from_later_attempts_and_stray_backslash_removed(tmp_path):
     # an id given twice
     (["id", "statement"], [["add", "x"], ["add", "y"]], r"problems.csv: column id, row 2: duplicate id"),
     # neither statements nor KCs
-    (["id", "notes"], [["add", "x"]], r"problems.csv: column statement: neither a statement"),
+    (["id", "notes"], [["add", "x"]], r"problems.csv: column statement: none of a statement"),
 ])
 def test_malformed_problem_table(tmp_path, header, rows, pattern):
     root = zero_one_dialect(tmp_path / "raw")

@@ -98,9 +98,17 @@ def test_comparison_sentence_is_honest(evaluation):
     iou = "above" if kaser["iou_incorrect@2"]["mean"] > sft["iou_incorrect@2"]["mean"] else "below"
     assert f"KASER's IoU@2 ({kaser['iou_incorrect@2']['mean']:.3f}) is {iou} Student SFT's" in text
     assert "per-problem error-coverage IoU" in text and "paired t-test over" in text
+    # a per-problem metric is compared on the problems both methods have (the t-test's means)
+    coverage = evaluation["t_tests"]["student_sft"]["coverage_iou"]
+    assert (f"error-coverage IoU ({coverage['reference_mean']:.3f}) is above Student SFT's "
+            f"({coverage['other_mean']:.3f} on the {coverage['n_problems']} problems both have;") in text
     worse = copy.deepcopy(evaluation)
-    worse["methods"]["kaser"]["metrics"]["coverage_iou"]["mean"] = -1.0
+    worse["t_tests"]["student_sft"]["coverage_iou"]["reference_mean"] = -1.0
     assert "error-coverage IoU (-1.000) is below" in comparison_sentence("toy", worse)
+    # without a t-test, each method's own mean
+    del worse["t_tests"]["student_sft"]["coverage_iou"]
+    worse["methods"]["kaser"]["metrics"]["coverage_iou"]["mean"] = -2.0
+    assert "error-coverage IoU (-2.000) is below" in comparison_sentence("toy", worse)
 
 
 LOG = [
@@ -215,10 +223,17 @@ def test_study_table_gives_n_interval_corrected_p_and_mde():
     lines = table.splitlines()
     assert len(lines) == 4    # header, rule, Student SFT, KASER (baselines first)
     sft = [c.strip() for c in lines[2].strip("|").split("|")]
-    assert sft == ["CodeBLEU@5", "Student SFT", "300", "0.300 [0.260, 0.340]", "+0.100 (pairs, n = 300)",
-                   "0.004", "0.012\\*", "0.031"]
+    assert sft == ["CodeBLEU@5", "Student SFT", "300", "0.300 [0.260, 0.340]", "–", "+0.100 (pairs, n = 300)",
+                   "–", "–", "0.004", "0.012\\*", "0.031"]
     kaser = [c.strip() for c in lines[3].strip("|").split("|")]
-    assert kaser[:4] == ["CodeBLEU@5", "KASER", "300", "0.400 [0.350, 0.450]"] and kaser[4:] == ["–"] * 4
+    assert kaser[:4] == ["CodeBLEU@5", "KASER", "300", "0.400 [0.350, 0.450]"] and kaser[4:] == ["–"] * 7
+    # with the problem bootstrap (kaser.evaluation.summary departure 6) beside the pair-level CIs
+    evaluation["methods"]["student_sft"]["metrics"]["codebleu@5"]["ci95"]["problem_bootstrap"] = {
+        "n_problems": 6, "low": 0.2, "high": 0.41}
+    evaluation["t_tests"]["student_sft"]["codebleu@5"] |= {"difference_ci95": (0.05, 0.15),
+                                                           "difference_problem_ci95": (-0.02, 0.2)}
+    sft = [c.strip() for c in study_table(evaluation).splitlines()[2].strip("|").split("|")]
+    assert sft[4] == "[0.200, 0.410] (6 problems)" and sft[6:8] == ["[+0.050, +0.150]", "[-0.020, +0.200]"]
     assert "all 3 tests" in study_section(evaluation)
 
 

@@ -22,7 +22,8 @@ PROBLEMS = [("Add.", ["arithmetic"], [0.1]),
 @pytest.fixture(scope="module")
 def model_and_prompts():
     model, tokenizer = load_model(tiny_model_folder(), dtype="float32")
-    prompts = [build_prompt_text(tokenizer, s, kcs, m, "java") for s, kcs, m in PROBLEMS]
+    prompts = [build_prompt_text(tokenizer, s, kcs, m, "java", signature=None)
+               for s, kcs, m in PROBLEMS]
     return model, tokenizer, prompts
 
 

@@ -18,6 +18,7 @@ def pairs(n=4):
     return pl.DataFrame({
         "student_id": [f"s{i}" for i in range(n)], "problem_id": ["p1"] * n, "step": [0] * n,
         "language": ["java"] * n, "statement": ["Return the sum of a and b."] * n,
+        "signature": ["public int sum(int a, int b)"] * n,
         "kcs": [["arithmetic", "return"]] * n,
         "mastery": [[0.2, 0.9], [0.5, 0.5], [0.9, 0.1], [0.3, 0.3]][:n],
         "code": CODES[:n]})
@@ -27,6 +28,8 @@ def test_examples_are_conversational_prompt_completion():
     example = sft_examples(pairs(1))[0]
     assert [m["role"] for m in example["prompt"]] == ["system", "user"]
     assert example["completion"] == [{"role": "assistant", "content": CODES[0]}]
+    # the student prompt, starter signature included
+    assert "\n\nFunction signature: public int sum(int a, int b)\n\n" in example["prompt"][1]["content"]
 
 
 def test_sample_pairs_is_seeded_and_keeps_all_when_small():

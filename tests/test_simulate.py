@@ -135,18 +135,73 @@ def test_sweep_markdown_lays_out_table_4():
     assert "| errors 2 | none | none | none |" in lines
 
 
-def test_knowledge_sweep_judges_dataset_problem_with_its_tests(simulate_workspace):
-    data = simulate_workspace / "data" / "toy"
+def sweep_dataset(data, signature=None):
+    """One Python problem with tests, a correct submission and the cluster outputs, in `data`."""
     tests = [{"input": "[[1, 2]]", "expected": "3"}, {"input": "[[]]", "expected": "0"}]
     pl.DataFrame({"problem_id": ["p1"], "language": ["python"], "statement": [STATEMENT],
-                  "kcs": [["loops", "lists"]], "tests": [tests], "reference": ["def f(xs):\n    return sum(xs)"]},
-                 schema_overrides={"tests": pl.List(pl.Struct({"input": pl.String, "expected": pl.String}))}
+                  "kcs": [["loops", "lists"]], "tests": [tests], "reference": ["def f(xs):\n    return sum(xs)"],
+                  "signature": [signature]},
+                 schema_overrides={"tests": pl.List(pl.Struct({"input": pl.String, "expected": pl.String})),
+                                   "signature": pl.String}
                  ).write_parquet(data / "problems.parquet")
     pl.DataFrame({"student_id": ["s1"], "problem_id": ["p1"], "step": [0], "code": ["def f(xs):\n    return sum(xs)"],
                   "score": [1.0], "correct": [True]}).write_parquet(data / "submissions.parquet")
     pl.DataFrame({"category": ["Syntax"], "label": ["Syntax error"], "count": [1], "cluster": [0],
                   "cluster_label": ["Syntax error"]}).write_parquet(data / "error_labels.parquet")
     (data / "problem_errors.json").write_text(json.dumps({"p1": ["Syntax error", "Wrong return value"]}))
+
+
+def capture_prompts(monkeypatch, code="def f(xs):\n    return sum(xs)"):
+    """Replace the sampler by one that records each prompt and answers `code` K times."""
+    seen = []
+
+    def sample(model_path, adapter, prompts, params, dtype="auto"):
+        seen.extend(prompts)
+        return [[code] * params.k for _ in prompts]
+    monkeypatch.setattr("kaser.predictor.sampling.sample_completions", sample)
+    return seen
+
+
+def test_simulate_prompts_show_the_signature_given_or_the_references(simulate_workspace, monkeypatch):
+    prompts = capture_prompts(monkeypatch)
+    run("--kcs", "loops", "--mastery", "loops=0.5", "-k", "1", "--signature", "def total( xs ):")
+    assert prompts and all("Function signature: def total( xs ):\n\nStudent information" in p
+                           for p in prompts)
+    simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
+    assert simulation["problem"]["signature"] == "def total( xs ):"
+    assert "Starter signature (shown to the model): `def total( xs ):`" in \
+        (simulate_workspace / "sim" / "simulation.md").read_text()
+    prompts.clear()
+    (simulate_workspace / "solution.py").write_text("def helper(x):\n    return x\ndef f(xs):\n    return helper(sum(xs))\n")
+    run("--kcs", "loops", "--mastery", "loops=0.5", "-k", "1", "--reference", "solution.py")
+    assert prompts and all("Function signature: def f(xs):" in p for p in prompts)
+    prompts.clear()
+    run("--kcs", "loops", "--mastery", "loops=0.5", "-k", "1")      # nothing known: none shown
+    assert prompts and not any("Function signature" in p for p in prompts)
+
+
+def test_a_signature_that_declares_no_function_is_refused(simulate_workspace, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run("--kcs", "loops", "--mastery", "loops=0.5", "--signature", "total")
+    assert exit_.value.code == 2 and "--signature 'total' declares no python function" in capsys.readouterr().err
+
+
+def test_knowledge_sweep_prompts_show_the_problems_signature(simulate_workspace, monkeypatch):
+    data = simulate_workspace / "data" / "toy"
+    sweep_dataset(data, signature="def f(xs):")
+    prompts = capture_prompts(monkeypatch)
+    from kaser.errors.judge import JudgeParams, reward_judge
+    with reward_judge(data, JudgeParams("static")) as judge:
+        markdown = knowledge_sweep(data, "p1", simulate_workspace / "models" / "base",
+                                   simulate_workspace / "models/toy/grpo/student-0",
+                                   GenerateParams(k=1, max_new_tokens=8), judge, "float32")
+    assert len(prompts) == 3 and all("Function signature: def f(xs):\n\n" in p for p in prompts)
+    assert "none (correct)" in markdown     # the answered code is the reference: judged correct
+
+
+def test_knowledge_sweep_judges_dataset_problem_with_its_tests(simulate_workspace):
+    data = simulate_workspace / "data" / "toy"
+    sweep_dataset(data)
     from kaser.errors.judge import JudgeParams, reward_judge
     with reward_judge(data, JudgeParams("static")) as judge:
         markdown = knowledge_sweep(data, "p1", simulate_workspace / "models" / "base",

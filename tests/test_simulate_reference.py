@@ -52,6 +52,8 @@ def test_cli_reference_and_tests_are_used(simulate_workspace):
     simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
     assert "reference solution and the given tests" in simulation["note"]
     assert len(simulation["profiles"][0]["samples"]) == 2
+    # without --signature the prompt shows the reference solution's header
+    assert simulation["problem"]["signature"] == "def total(xs):"
 
 
 @pytest.mark.parametrize("content, message", [

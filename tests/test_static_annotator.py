@@ -58,6 +58,20 @@ PYTHON_CASES = [
     (PY_EVENS, EVENS.replace("    return count", "      return count"), {"Indentation error"}),
     (PY_HIKE, HIKE.replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25"), {"Wrong boolean operator"}),
     (PY_HIKE, HIKE.replace("if raining:", "if raining = True:"), {"Confusing assignment with equality"}),
+    # the function the tests call (called_function): a correct code under another name has the
+    # wrong name as its only error, and a renamed code's bug is still found
+    (PY_HIKE, HIKE.replace("def can_hike", "def go_hiking"), {"Wrong function name"}),
+    (PY_HIKE, HIKE.replace("def can_hike", "def go_hiking").replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25"),
+     {"Wrong function name", "Wrong boolean operator"}),
+    # a helper the renamed function calls is not what the tests mean: the renamed one runs
+    (PY_HIKE, "def in_range(t, low, high):\n    return t >= low and t <= high\n\n\ndef go_hiking(temp, raining):\n"
+              "    if raining:\n        return in_range(temp, 20, 25)\n    return temp >= 10 or temp <= 30\n",
+     {"Wrong function name", "Wrong boolean operator"}),
+    # two functions the tests could mean: neither is run, so the bug in both stays unknown
+    (PY_HIKE, HIKE.replace("def can_hike", "def go_hiking").replace("temp >= 20 and temp <= 25", "temp >= 20 or temp <= 25")
+     + "\n\ndef other(a, b):\n    return a or b\n", {"Wrong function name"}),
+    # one function, but not taking the tests' two arguments: not run (no Type mismatch)
+    (PY_HIKE, "def go_hiking(temp):\n    return temp > 10\n", {"Wrong function name"}),
 ]
 
 
@@ -74,6 +88,26 @@ def python_found():
                          ids=[f"py{i}-{sorted(e)}" for i, (_, _, e) in enumerate(PYTHON_CASES)])
 def test_python_labels(python_found, problem, code, expected):
     assert python_found[code] == expected
+
+
+def test_a_wrong_name_is_a_runtime_error_with_its_evidence():
+    # not Syntax: the code parses, so it stays valid (kaser.errors.judge); the evidence says
+    # which function the tests ran against
+    [errors] = annotate_static(row(PY_HIKE, "python"), [HIKE.replace("def can_hike", "def go_hiking")])
+    assert [(e.category, e.label) for e in errors] == [("Runtime", "Wrong function name")]
+    assert errors[0].evidence == "defines go_hiking where the tests call can_hike; the tests ran against go_hiking"
+    # with no function the tests could mean, every test fails to find the entry: the same label
+    [errors] = annotate_static(row(PY_HIKE, "python"), ["x = 1\n"])
+    assert [(e.category, e.label) for e in errors] == [("Runtime", "Wrong function name")]
+
+
+def test_the_signature_names_the_entry():
+    # a problem's starter signature decides which function the tests call, not its references
+    problem = row(PY_HIKE, "python") | {"signature": "def go_hiking(temp, raining):"}
+    [spec] = problem_specs([problem], [[]], [[]])
+    assert spec.entry == "go_hiking"
+    [errors] = annotate_static(problem, [HIKE])       # the reference's name is now the wrong one
+    assert [e.label for e in errors] == ["Wrong function name"]
 
 
 def test_errors_carry_category_and_evidence():
@@ -129,6 +163,11 @@ JAVA_CASES = [
      {"String comparison with =="}),
     (J_EVENS, "public int countEvens(int[] nums) {\n    int count = 0;\n    int i = 0;\n    while (i < nums.length) {\n"
               "        if (nums[i] % 2 == 0) { count++; }\n    }\n    return count;\n}\n", {"Infinite loop"}),
+    # another name: the wrong name is one error, the behaviour is still judged (called_function)
+    (J_EVENS, JEVENS.replace("countEvens", "countEven"), {"Wrong function name"}),
+    # ... even beside a main method, which no test means
+    (J_EVENS, JEVENS.replace("countEvens", "evens").replace("int i = 0", "int i = 1")
+     + "\npublic static void main(String[] args) {\n}\n", {"Wrong function name", "Off-by-one error"}),
 ]
 
 

@@ -12,8 +12,8 @@ from scipy.stats import t as student_t
 from scipy.stats import ttest_rel
 
 from kaser.evaluation.summary import (MethodResult, bootstrap_ratio_intervals, holm,
-                                      minimal_detectable_effect, summarise, t_interval,
-                                      unit_scores)
+                                      minimal_detectable_effect, problem_bootstrap_interval,
+                                      summarise, t_interval, unit_scores)
 from kaser.taxonomy import CATEGORIES
 
 
@@ -163,3 +163,92 @@ def test_unit_scores_recompute_every_test(tmp_path):
     low, high = t_interval(again.filter(pl.col("method") == "kaser")["codebleu@1"])
     ci = evaluation["methods"]["kaser"]["metrics"]["codebleu@1"]["ci95"]
     assert (low, high) == pytest.approx((ci["low"], ci["high"]))
+
+
+# ---------------------------------------------------------------- the problem bootstrap (departure 6)
+
+def test_problem_bootstrap_of_two_constant_problems_spans_both():
+    # one pair per problem, 0 and 1: a resample is {p, p} (mean 0), {p, q} (0.5) or {q, q} (1) with
+    # chances 1/4, 1/2, 1/4, so the 2.5th and 97.5th percentiles are 0 and 1
+    assert problem_bootstrap_interval([0.0, 1.0], ["p", "q"]) == (0.0, 1.0)
+
+
+def test_problem_bootstrap_also_resamples_the_pairs_within_a_problem():
+    # both problems hold 0 and 1: drawing problems alone would give 0.5 every time
+    low, high = problem_bootstrap_interval([0.0, 1.0, 0.0, 1.0], ["p", "p", "q", "q"])
+    assert low < 0.5 < high
+
+
+def test_problem_bootstrap_is_wider_than_the_pair_interval_when_problems_differ():
+    # 6 problems x 50 pairs: each problem's own level plus small noise; the pairs look like 300
+    # independent values to a t-interval, but there are only 6 problems
+    rng = np.random.default_rng(0)
+    levels = [0.1, 0.2, 0.3, 0.6, 0.7, 0.9]
+    values = np.concatenate([level + rng.normal(0, 0.02, 50) for level in levels])
+    problems = [f"p{i}" for i in range(6) for _ in range(50)]
+    low, high = problem_bootstrap_interval(values, problems)
+    t_low, t_high = t_interval(values)
+    assert low < values.mean() < high and (high - low) > 2 * (t_high - t_low)
+    assert problem_bootstrap_interval(values, problems) == (low, high)       # seeded
+    assert problem_bootstrap_interval(values, problems, seed=1) != (low, high)
+
+
+def two_problem_results():
+    """KASER and Student SFT on 4 pairs of 2 problems, and per-problem tables where Cos Dis
+    exists for 2 problems for KASER and for 4 for Student SFT (issue 20's case)."""
+    results = hand_results()
+    for name, result in results.items():
+        pairs = result.pairs.with_columns(pl.Series("problem_id", ["p1", "p1", "p2", "p2"]))
+        cosine = {"kaser": [0.08, 0.09, None, None], "student_sft": [0.07, 0.08, 0.3, 0.3]}[name]
+        problems = pl.DataFrame({"fold": [0] * 4, "problem_id": ["p1", "p2", "p3", "p4"],
+                                 "coverage_iou": [0.5, 0.5, 0.5, 0.5], "cosine_distance": cosine},
+                                schema_overrides={"cosine_distance": pl.Float64})
+        problems = problems.with_columns(pl.lit(None, dtype=pl.Float64).alias(m) for m in
+                                         ("chi2_distance", "codebleu_complement_max", "problem_valid_share"))
+        results[name] = MethodResult(pairs, problems, (1,))
+    return results
+
+
+def test_pair_metrics_get_a_problem_bootstrap_beside_the_pair_interval():
+    results = two_problem_results()
+    ci = results["kaser"].interval("codebleu@1")
+    assert ci["method"] == "t-interval" and ci["problem_bootstrap"]["n_problems"] == 2
+    assert ci["problem_bootstrap"]["low"] <= ci["mean"] <= ci["problem_bootstrap"]["high"]
+    assert results["kaser"].interval("syntax_precision")["problem_bootstrap"]["n_problems"] == 2
+    assert "problem_bootstrap" not in (results["kaser"].interval("coverage_iou") or {})   # per problem
+    # one problem: no interval over problems
+    assert hand_results()["kaser"].interval("codebleu@1")["problem_bootstrap"] is None
+    _, evaluation = summarise(results, 0.05, (1,))
+    test = evaluation["t_tests"]["student_sft"]["codebleu@1"]
+    # paired differences 0.1, 0.2 (p1) and 0.1, 0.3 (p2), resampled by problem, then pair
+    low, high = test["difference_problem_ci95"]
+    assert test["n_problems"] == 2 and 0.1 - 1e-9 <= low < 0.175 < high <= 0.3 + 1e-9
+
+
+def test_per_problem_comparisons_use_the_problems_both_methods_have():
+    results = two_problem_results()
+    _, evaluation = summarise(results, 0.05, (1,))
+    test = evaluation["t_tests"]["student_sft"]["cosine_distance"]
+    # p1, p2 only: KASER 0.085 vs 0.075, not vs Student SFT's 0.1875 over its own four problems
+    assert (test["over"], test["n"], test["n_problems"]) == ("problems", 2, 2)
+    assert (test["reference_mean"], test["other_mean"]) == pytest.approx((0.085, 0.075))
+    assert evaluation["methods"]["student_sft"]["metrics"]["cosine_distance"]["mean"] == pytest.approx(0.1875)
+    common = {m: evaluation["methods"][m]["common_problem_metrics"]["cosine_distance"]
+              for m in ("kaser", "student_sft")}
+    assert (common["kaser"]["mean"], common["student_sft"]["mean"]) == pytest.approx((0.085, 0.075))
+    assert common["kaser"]["n_problems"] == common["student_sft"]["n_problems"] == 2
+    # coverage exists everywhere: all four problems
+    assert evaluation["methods"]["kaser"]["common_problem_metrics"]["coverage_iou"]["n_problems"] == 4
+
+
+def test_per_problem_fold_tests_compare_fold_means_over_common_problems():
+    results = two_problem_results()
+    for name, result in results.items():   # three folds of two problems each
+        problems = pl.concat([result.problems.with_columns(pl.lit(f).alias("fold"),
+                                                           pl.format("{}-{}", "problem_id", pl.lit(f)))
+                              for f in range(3)])
+        results[name] = MethodResult(result.pairs, problems, (1,))
+    from kaser.evaluation.summary import paired_t_test
+    test = paired_t_test(results["kaser"], results["student_sft"], "cosine_distance")
+    assert (test["over"], test["n"], test["n_problems"]) == ("folds", 3, 6)
+    assert (test["reference_mean"], test["other_mean"]) == pytest.approx((0.085, 0.075))

@@ -34,8 +34,26 @@ USER_CASES = [
 
 
 @pytest.mark.parametrize("statement, kcs, levels, expected", USER_CASES)
-def test_user_message_is_the_authors_format(statement, kcs, levels, expected):
-    assert user_message(statement, kcs, levels) == expected
+def test_user_message_is_the_authors_format_without_a_signature(statement, kcs, levels, expected):
+    assert user_message(statement, kcs, levels, signature=None) == expected
+    assert user_message(statement, kcs, levels, signature="  ") == expected   # blank: unknown
+
+
+SIGNATURE_CASES = [
+    # the starter signature is its own paragraph between the problem and the student (departure 4)
+    ("def add(a, b):", "Problem: Add a and b.\n\nFunction signature: def add(a, b):\n\n"
+     "Student information: KC 1: arithmetic."),
+    # a Java method header, as the CodeWorkout editor shows it
+    ("public int add(int a, int b)", "Problem: Add a and b.\n\nFunction signature: public int "
+     "add(int a, int b)\n\nStudent information: KC 1: arithmetic."),
+]
+
+
+@pytest.mark.parametrize("signature, start", SIGNATURE_CASES)
+def test_user_message_shows_the_starter_signature(signature, start):
+    text = user_message("Add a and b.", ["arithmetic"], [0.25], signature=signature)
+    assert text.startswith(start) and text.endswith(" Simulate the student written code:")
+    assert text.count(signature) == 1
 
 
 def test_system_message_names_the_language():
@@ -46,22 +64,30 @@ def test_system_message_names_the_language():
 
 
 def test_messages_are_system_then_user():
-    messages = build_messages("Add a and b.", ["arithmetic"], [0.25], "java")
+    messages = build_messages("Add a and b.", ["arithmetic"], [0.25], "java", signature=None)
     assert [m["role"] for m in messages] == ["system", "user"]
     assert messages[0]["content"] == JAVA_SYSTEM
     assert messages[1]["content"] == USER_CASES[0][3]
+    shown = build_messages("Add a and b.", ["arithmetic"], [0.25], "java",
+                           signature="public int add(int a, int b)")
+    assert shown[0] == messages[0]
+    assert shown[1]["content"].startswith(SIGNATURE_CASES[1][1])
 
 
 def test_mismatched_levels_fail():
     with pytest.raises(InputError, match="2 KCs but 1 mastery levels"):
-        user_message("x", ["a", "b"], [0.5])
+        user_message("x", ["a", "b"], [0.5], signature=None)
 
 
 def test_prompt_text_through_the_smollm2_chat_template():
     from tiny_lm import smollm2_tokenizer
-    text = build_prompt_text(smollm2_tokenizer(), "Add a and b.", ["arithmetic"], [0.25], "java")
+    text = build_prompt_text(smollm2_tokenizer(), "Add a and b.", ["arithmetic"], [0.25], "java",
+                             signature=None)
     assert text == (f"<|im_start|>system\n{JAVA_SYSTEM}<|im_end|>\n"
                     f"<|im_start|>user\n{USER_CASES[0][3]}<|im_end|>\n<|im_start|>assistant\n")
+    shown = build_prompt_text(smollm2_tokenizer(), "Add a and b.", ["arithmetic"], [0.25], "java",
+                              signature="public int add(int a, int b)")
+    assert "Function signature: public int add(int a, int b)\n\nStudent information" in shown
 
 
 def test_problem_mastery_picks_the_problems_kcs():
@@ -74,7 +100,8 @@ def test_problem_mastery_picks_the_problems_kcs():
 
 def _tables():
     problems = pl.DataFrame({"problem_id": ["p1", "p2"], "language": ["java", "java"],
-                             "statement": ["Add.", "Loop."], "kcs": [["math"], ["loops", "math"]]})
+                             "statement": ["Add.", "Loop."], "kcs": [["math"], ["loops", "math"]],
+                             "signature": ["public int add(int a, int b)", None]})
     submissions = pl.DataFrame({"student_id": ["s1", "s1", "s2"], "problem_id": ["p2", "p1", "p1"],
                                 "step": [1, 0, 0], "code": ["for", "a+b", "a-b"]})
     # mastery over the sorted vocabulary [loops, math]
@@ -90,6 +117,7 @@ def test_student_pairs_join_problem_and_the_kcs_mastery():
     assert pairs["problem_id"].to_list() == ["p1", "p2"]          # in step order
     assert pairs["mastery"].to_list() == [[0.2], [0.3, 0.4]]     # p1: math; p2: loops, math
     assert pairs["statement"].to_list() == ["Add.", "Loop."]
+    assert pairs["signature"].to_list() == ["public int add(int a, int b)", None]
     assert pairs["code"].to_list() == ["a+b", "for"]
 
 
@@ -135,6 +163,25 @@ def test_read_pairs_from_a_dataset_folder(tmp_path):
     test = read_pairs(tmp_path, "problem", 0, "test")
     assert test.select("student_id", "problem_id").rows() == [("s1", "p1"), ("s2", "p1")]
     assert test["code"].to_list() == ["a+b", "a-b"]
+    assert test["signature"].to_list() == ["public int add(int a, int b)"] * 2   # written, read back
     train = read_pairs(tmp_path, "problem", 0, "train")
     assert train.select("student_id", "problem_id", "code").rows() == [("s1", "p2", "for")]
     assert train["mastery"].to_list() == [[0.3, 0.4]]   # p2's KCs loops, math
+
+
+def test_sampling_prompts_the_student_prompt_with_its_signature(monkeypatch):
+    # the generate stage's path: predict() renders pair_messages through the chat template
+    from tiny_lm import tiny_model_folder
+    import kaser.predictor.sampling as sampling
+    problems, submissions, mastery = _tables()
+    pairs = student_pairs(problems, submissions, mastery, ["s1"])
+    seen = []
+
+    def sample(model_path, adapter, prompts, params, dtype="auto"):
+        seen.extend(prompts)
+        return [["x"] * params.k for _ in prompts]
+    monkeypatch.setattr(sampling, "sample_completions", sample)
+    rows = sampling.predict(tiny_model_folder(), None, pairs, sampling.GenerateParams(k=1), "kaser")
+    assert rows.height == 2 and len(seen) == 2
+    assert "Problem: Add.\n\nFunction signature: public int add(int a, int b)\n\nStudent" in seen[0]
+    assert "Function signature" not in seen[1]      # p2 has no known signature

@@ -197,7 +197,7 @@ def python_data():
 
 PROBLEM_SCHEMA = {"problem_id": pl.String, "language": pl.String, "statement": pl.String,
                   "kcs": pl.List(pl.String), "tests": pl.List(pl.Struct({"input": pl.String, "expected": pl.String})),
-                  "reference": pl.String}
+                  "reference": pl.String, "signature": pl.String}
 SUBMISSION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "step": pl.Int64, "code": pl.String,
                      "score": pl.Float64, "correct": pl.Boolean, "true_errors": pl.List(pl.String),
                      "true_mastery": pl.List(pl.Float64)}

@@ -4,10 +4,14 @@
     problems, submissions = read_dataset("data/synthetic-java")
 
 A dataset folder holds `problems.parquet` and `submissions.parquet` (columns in PROBLEM_SCHEMA and
-SUBMISSION_SCHEMA; synthetic data adds SYNTHETIC_SCHEMA) and `folds.json`. `read_dataset` and
-`write_dataset` validate both tables, and bad input stops with a `kaser.InputError` that names the
-file, the column and the first offending row. Public releases are turned into such a folder by
-`kaser.data.ingest` (CodeWorkout, FalconCode); the synthetic benchmark by `kaser.data.synth`.
+SUBMISSION_SCHEMA; synthetic data adds SYNTHETIC_SCHEMA) and `folds.json`. A problem's `signature`
+is its starter signature, the function header the student sees (`kaser.data.signatures`: the
+Python `def` line or the Java method header), null where unknown; a problems table written
+before the column existed reads with null signatures (rebuild it with `dvc repro` or
+`kaser ingest` to fill them). `read_dataset` and `write_dataset` validate both tables, and bad
+input stops with a `kaser.InputError` that names the file, the column and the first offending
+row. Public releases are turned into such a folder by `kaser.data.ingest` (CodeWorkout,
+FalconCode); the synthetic benchmark by `kaser.data.synth`.
 No code or statement may hold a NUL byte or exceed MAX_CELL_CHARS characters; raw CSV files are
 held to the same cap, cell by cell, before they are read (`kaser.data.strict_csv`).
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +31,13 @@ from kaser.taxonomy import STANDARD_ERRORS
 
 TEST_CASE = pl.Struct({"input": pl.String, "expected": pl.String})
 PROBLEM_SCHEMA = {"problem_id": pl.String, "language": pl.String, "statement": pl.String,
-                  "kcs": pl.List(pl.String), "tests": pl.List(TEST_CASE), "reference": pl.String}
+                  "kcs": pl.List(pl.String), "tests": pl.List(TEST_CASE), "reference": pl.String,
+                  "signature": pl.String}
 SUBMISSION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "step": pl.Int64,
                      "code": pl.String, "score": pl.Float64, "correct": pl.Boolean}
 SYNTHETIC_SCHEMA = {"true_errors": pl.List(pl.String), "true_mastery": pl.List(pl.Float64)}
 LANGUAGES = ("java", "python")
-NULLABLE = ("tests", "reference")
+NULLABLE = ("tests", "reference", "signature")
 ROW = "_row"   # 1-based data-row number in a raw file, carried along for error messages
 # The most characters one text cell (a submission's code, a statement) may hold. Student programs
 # run to a few thousand characters; a cell of a million is a corrupt file or an attack, and would
@@ -93,8 +99,38 @@ def _fail_if_bad_text(df: pl.DataFrame, name: str, file) -> None:
             f"{name} over the cap of {MAX_CELL_CHARS:,} characters (MAX_CELL_CHARS)", file, name)
 
 
+_SIGNATURE_NAME = {"python": re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\("),
+                   "java": re.compile(r"([A-Za-z_$][\w$]*)\s*\(")}
+
+
+def signature_name(signature: str | None, language: str) -> str | None:
+    """The function name a starter signature declares (kaser.data.signatures); None for None or
+    a text without one.
+
+    >>> signature_name("def count_vowels(s):", "python"), signature_name("public int[] fix45(int[] nums)", "java")
+    ('count_vowels', 'fix45')
+    """
+    if not signature:
+        return None
+    match = _SIGNATURE_NAME[language].search(signature)
+    return match.group(1) if match else None
+
+
+def _fail_if_bad_signature(df: pl.DataFrame, file) -> None:
+    """A signature is null, or one line that declares a function."""
+    for row, (language, signature) in enumerate(df.select("language", "signature").iter_rows(), 1):
+        if signature is None:
+            continue
+        if "\n" in signature or language not in LANGUAGES or signature_name(signature, language) is None:
+            raise InputError(f"signature {signature[:80]!r} is not one line declaring a {language} "
+                             "function (`def name(...):` or `type name(...)`; null when unknown)",
+                             file=file, column="signature", row=row)
+
+
 def validate_problems(df: pl.DataFrame, file="problems.parquet") -> pl.DataFrame:
     """Check a problems table against the contract; return it with contract column order/dtypes."""
+    if "signature" not in df.columns:   # written before the column existed: unknown signatures
+        df = df.with_columns(pl.lit(None, dtype=pl.String).alias("signature"))
     df = _conform(df, PROBLEM_SCHEMA, {}, file)
     for name in ("problem_id", "statement"):
         fail_if(df, empty_text(name), f"empty {name}", file, name)
@@ -108,6 +144,7 @@ def validate_problems(df: pl.DataFrame, file="problems.parquet") -> pl.DataFrame
         "kcs must be a list of non-empty names", file, "kcs")
     fail_if(df, pl.col("reference").is_not_null() & empty_text("reference"),
              "empty reference (use null when unknown)", file, "reference")
+    _fail_if_bad_signature(df, file)
     for row, tests in enumerate(df["tests"].to_list(), start=1):
         for case in tests or ():
             try:

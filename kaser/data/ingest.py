@@ -12,7 +12,11 @@ is read (UTF-8 only, no NUL byte, cells under MAX_CELL_CHARS, no repeated column
 records); an .xlsx problem table gets the same header and cell checks.
 Ingestion keeps, per (student, problem), the first scored attempt, and numbers each student's kept
 attempts 0..n-1 in the order they were made (`step`). Only problems with at least one submission
-are kept. Departures from the paper's pipeline, and why:
+are kept. A problem's `signature` (the starter header the student saw) is the CodeWorkout problem
+table's `signature` cell where it has one (the public tables do not), else the most common header
+among the problem's correct first submissions, else among all its first submissions
+(`submission_signatures`), null where none defines a function.
+Departures from the paper's pipeline, and why:
 1. CodeWorkout KCs from a KCGen-KT `problem_kc.json` are the KC descriptions by default
    (`kc_level="description"`); the KCGen-KT loader uses the cluster names (`kc_level="cluster"`).
    Both are offered: the public file has about a dozen clusters and a few hundred descriptions,
@@ -178,11 +182,40 @@ def _unix_lines(name: str) -> pl.Expr:
     return pl.col(name).str.replace_all("\r\n?", "\n").alias(name)
 
 
+def submission_signatures(submissions: pl.DataFrame, language: str) -> dict[str, str | None]:
+    """problem_id -> the most common starter signature (kaser.data.signatures) among the
+    problem's correct submissions, else among all of them; None where no code defines a function.
+
+    >>> subs = pl.DataFrame({"problem_id": ["p", "p", "p"], "correct": [False, True, False],
+    ...                      "code": ["def f(x):\\n  return 0", "def g(x):\\n  return x", "def f(x): pass"]})
+    >>> submission_signatures(subs, "python")
+    {'p': 'def g(x):'}
+    """
+    from kaser.data.signatures import common_signature
+
+    found = {}
+    for (pid,), group in submissions.group_by("problem_id", maintain_order=True):
+        right = group.filter(pl.col("correct"))["code"].to_list()
+        found[pid] = (common_signature(right, language)
+                      or common_signature(group["code"].to_list(), language))
+    return found
+
+
 def _check_score(df: pl.DataFrame, path, column: str) -> None:
     bad = df.filter(~pl.col("score").is_between(0.0, 1.0)).sort(ROW)
     if bad.height:
         raise InputError(f"score {bad['score'][0]} is outside [0, 1]", file=path, column=column,
                          row=bad[ROW][0])
+
+
+def _with_signatures(problems: pl.DataFrame, submissions: pl.DataFrame, language: str,
+                     given: dict[str, str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`problems` with the `signature` column: `given` (problem_id -> a problem table's header)
+    where it has one, else `submission_signatures`."""
+    found = submission_signatures(submissions, language) | {
+        pid: " ".join(text.split()) for pid, text in (given or {}).items() if text and text.strip()}
+    signatures = pl.Series("signature", [found.get(p) for p in problems["problem_id"]], dtype=pl.String)
+    return problems.with_columns(signatures), submissions
 
 
 # ---------------------------------------------------------------------------- CodeWorkout
@@ -293,8 +326,10 @@ def ingest_codeworkout(root, problems_file=None, kc_file=None, *,
         "problem_id": table["ProblemID"], "language": "java",
         "statement": table.select(_unix_lines("Requirement").str.strip_chars()).to_series(),
         "kcs": kcs,
-        "tests": None, "reference": None}, schema=PROBLEM_SCHEMA)
-    return problems, _submissions(first)
+        "tests": None, "reference": None, "signature": None}, schema=PROBLEM_SCHEMA)
+    given = (dict(table.select("ProblemID", "signature").iter_rows())
+             if "signature" in table.columns else None)
+    return _with_signatures(problems, _submissions(first), "java", given)
 
 
 # ---------------------------------------------------------------------------- FalconCode
@@ -392,8 +427,8 @@ def ingest_falconcode(root) -> tuple[pl.DataFrame, pl.DataFrame]:
            for flags in table.select(concepts).rows()] if concepts else [[]] * table.height
     problems = pl.DataFrame({
         "problem_id": table["problem_id"], "language": "python", "statement": statements,
-        "kcs": kcs, "tests": None, "reference": None}, schema=PROBLEM_SCHEMA)
-    return problems, _submissions(first)
+        "kcs": kcs, "tests": None, "reference": None, "signature": None}, schema=PROBLEM_SCHEMA)
+    return _with_signatures(problems, _submissions(first), "python")
 
 
 # ---------------------------------------------------------------------------- the command

@@ -26,12 +26,16 @@ What the standard and its dialects allow, and what is read:
 Every choice made from the data is printed once (`report`); every refusal is one
 `kaser.InputError` naming file, column and row.
 
-Statements and KCs come from the optional problem table (CSV or XLSX: an id column
-`problem_id`/`ProblemID`/`id`, a `statement`/`Requirement`/`prompt` column, an optional `kcs`
-column of `;`-separated names). A problem without a statement gets one built from what the data
-gives, the entry function's most common name and parameters in the submissions
-(`Write the Python function oneToN(n).`); a problem without KCs gets KCs derived from its correct
-submissions (`kaser.data.derived_kcs`: `derived` offline from syntax trees, or `openai`).
+Statements, KCs and starter signatures come from the optional problem table (CSV or XLSX: an id
+column `problem_id`/`ProblemID`/`id`, a `statement`/`Requirement`/`prompt` column, an optional
+`kcs` column of `;`-separated names, an optional `signature` column: the header the student saw,
+`def oneToN(n):`). A problem without a signature gets the most common header among its correct
+first submissions, else among all its first submissions, else its reference's
+(`kaser.data.signatures`), null where no code defines a function. A problem without a
+statement gets one built from what the data gives, the entry function's most common name and
+parameters in the submissions (`Write the Python function oneToN(n).`); a problem without KCs
+gets KCs derived from its correct submissions (`kaser.data.derived_kcs`: `derived` offline from
+syntax trees, or `openai`).
 
 Departures from CodeWorkout ingestion, and why:
 1. With a `score_threshold` below 1, a score at or above it is stored as 1.0, since the dataset
@@ -53,7 +57,9 @@ from kaser import InputError
 from kaser.code.syntax import field, find, parse, text
 from kaser.data.contracts import PROBLEM_SCHEMA, ROW, empty_text, fail_if
 from kaser.data.ingest import (_clean_id, _code_for, _collect, _first_attempts, _moment,
-                               _number, _read_csv, _read_xlsx, _scan_csv, _submissions)
+                               _number, _read_csv, _read_xlsx, _scan_csv, _submissions,
+                               submission_signatures)
+from kaser.data.signatures import starter_signature
 
 SUBMISSION_EVENTS = ("Submit", "Project.Submit", "Run.Program")
 CODE_TABLES = ("CodeStates/CodeStates.csv", "CodeStates.csv", "CodeState.csv")
@@ -64,6 +70,7 @@ MISSING_WORDS = ("", "na", "nan", "null", "none")
 STRAY_BACKSLASH = r"\\\s*$"
 ID_COLUMNS, STATEMENT_COLUMNS, KC_COLUMNS = (("problem_id", "ProblemID", "id"),
                                             ("statement", "Requirement", "prompt"), ("kcs", "KCs"))
+SIGNATURE_COLUMNS = ("signature", "Signature")
 
 
 # ---------------------------------------------------------------------------- files
@@ -286,20 +293,21 @@ def _references(runs: pl.DataFrame, path, codes_path) -> pl.DataFrame:
 # ---------------------------------------------------------------------------- problems
 
 def read_problem_table(path) -> dict[str, dict]:
-    """id -> {statement, kcs} from a CSV or XLSX problem table (statement and kcs may be None)."""
+    """id -> {statement, kcs, signature} from a CSV or XLSX problem table (each may be None)."""
     path = Path(path)
     reader = _read_xlsx if path.suffix.lower() in (".xlsx", ".xlsm") else _read_csv
     table = reader(path, ())
     pick = {kind: next((c for c in options if c in table.columns), None)
             for kind, options in (("id", ID_COLUMNS), ("statement", STATEMENT_COLUMNS),
-                                  ("kcs", KC_COLUMNS))}
+                                  ("kcs", KC_COLUMNS), ("signature", SIGNATURE_COLUMNS))}
     if pick["id"] is None:
         raise InputError(f"no id column (one of {', '.join(ID_COLUMNS)}); found "
                          f"{', '.join(c for c in table.columns if c != ROW)}", file=path,
                          column=ID_COLUMNS[0])
-    if pick["statement"] is None and pick["kcs"] is None:
-        raise InputError(f"neither a statement ({', '.join(STATEMENT_COLUMNS)}) nor a kcs "
-                         f"({', '.join(KC_COLUMNS)}) column", file=path, column=STATEMENT_COLUMNS[0])
+    if pick["statement"] is None and pick["kcs"] is None and pick["signature"] is None:
+        raise InputError(f"none of a statement ({', '.join(STATEMENT_COLUMNS)}), a kcs "
+                         f"({', '.join(KC_COLUMNS)}) or a signature ({', '.join(SIGNATURE_COLUMNS)}) "
+                         "column", file=path, column=STATEMENT_COLUMNS[0])
     table = table.with_columns(_clean_id(pick["id"]))
     fail_if(table, empty_text(pick["id"]), "empty id", path, pick["id"])
     fail_if(table, pl.int_range(pl.len()).over(pick["id"]) > 0, "duplicate id", path, pick["id"])
@@ -310,8 +318,9 @@ def read_problem_table(path) -> dict[str, dict]:
         if pick["kcs"] and (record[pick["kcs"]] or "").strip():
             kcs = list(dict.fromkeys(k.strip() for k in re.split(r"[;,]", record[pick["kcs"]])
                                      if k.strip()))
+        signature = " ".join((record[pick["signature"]] or "").split()) if pick["signature"] else ""
         rows[record[pick["id"]]] = {"statement": statement.replace("\r\n", "\n") or None,
-                                    "kcs": kcs}
+                                    "kcs": kcs, "signature": signature or None}
     return rows
 
 
@@ -385,15 +394,24 @@ def ingest_progsnap2(root, problems_file=None, *, events: Sequence[str] | None =
     choices.update({"source": "progsnap2", "kc_backend": kcs if need_kcs else "problem table",
                     "problems_without_statement": unstated,
                     "problems_with_derived_kcs": len(need_kcs)})
+    references = dict(first.select("problem_id", "reference").unique("problem_id").iter_rows())
+    from_codes = submission_signatures(submissions, language)
+    signatures = {pid: table.get(pid, {}).get("signature") or from_codes.get(pid)
+                  or (starter_signature(references[pid], language) if references.get(pid) else None)
+                  for pid in ids}
+    choices["problems_with_table_signature"] = sum(1 for p in ids if table.get(p, {}).get("signature"))
+    choices["problems_without_signature"] = sum(1 for p in ids if signatures[p] is None)
     report(f"progsnap2: {unstated} of {len(ids)} problems without a statement (signature from the "
-           f"submissions); KCs of {len(need_kcs)} derived ({kcs})"
+           f"submissions); KCs of {len(need_kcs)} derived ({kcs}); starter signatures: "
+           f"{choices['problems_with_table_signature']} from the problem table, "
+           f"{choices['problems_without_signature']} unknown (no code defines a function)"
            + ("" if not problems_file else f"; problem table {problems_file}, "
               f"{len(choices['table_rows_without_submissions'])} of its ids not in the log"))
-    references = dict(first.select("problem_id", "reference").unique("problem_id").iter_rows())
     problems = pl.DataFrame({"problem_id": ids, "language": language,
                              "statement": [statements[p] for p in ids],
                              "kcs": [kc_lists[p] for p in ids], "tests": None,
-                             "reference": [references.get(p) or None for p in ids]},
+                             "reference": [references.get(p) or None for p in ids],
+                             "signature": [signatures[p] for p in ids]},
                             schema=PROBLEM_SCHEMA)
     return problems, submissions, choices
 

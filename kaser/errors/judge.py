@@ -25,10 +25,17 @@ Departures from the paper, and why:
    an error by the list; the restriction to candidates keeps the label space the paper's.
 2. `verdicts` also says whether the code is clean (no error of any kind: it parses/compiles and
    passes the tests, or matches the references on generated inputs) and valid (no Syntax-category
-   error: it parses (Python) / compiles (Java)), so that a code whose only diagnoses lie outside
-   the candidate list (prose, a `pass` stub, truncated text) is not taken for a correct one
-   (the authors' correctness branch). The openai judge names the candidate errors; its
-   clean and valid come from the static diagnosis, grounded in the compiler and the tests.
+   error: it parses (Python) / compiles (Java) on its own), so that a code whose only diagnoses
+   lie outside the candidate list (prose, a `pass` stub, truncated text) is not taken for a
+   correct one (the authors' correctness branch). The openai judge names the candidate
+   errors; its clean and valid come from the static diagnosis, grounded in the compiler and the
+   tests.
+3. A code that names its function otherwise than the problem's entry is valid: the wrong name
+   is one error, "Wrong function name" (Runtime category), and where the code has exactly one
+   function the tests could mean, the tests run against it, so its behaviour is judged too
+   (kaser.errors.static_annotator, "The function the tests call"). A correct code under another
+   name is valid and not clean, with the wrong name as its only diagnosis; a renamed code with a
+   bug gets the bug's label beside it.
 """
 
 from __future__ import annotations
@@ -57,7 +64,8 @@ class Verdict(NamedTuple):
 
     errors: frozenset[str]      # the candidate errors found in it
     clean: bool                 # no error of any kind: parses/compiles and passes the tests
-    valid: bool                 # parses (Python) / compiles (Java): no Syntax-category error
+    valid: bool                 # parses (Python) / compiles (Java) on its own: no Syntax-category
+                                # error (a wrong function name is Runtime: departure 3)
     diagnosed: frozenset[str]   # every error found (cluster labels where known), listed or not
 
 

@@ -23,6 +23,27 @@ standard labels of `kaser.taxonomy`:
 Problems without tests (real CodeWorkout) are tested against a reference on generated inputs
 (`kaser.errors.generated_tests`).
 
+The function the tests call (`called_function`), and what a wrong name is:
+- The problem's entry is the function its starter signature names (problems.parquet
+  `signature`), else the entry function of its references.
+- A code that defines the entry (Python: at module level; Java: a method of that name) is run
+  as it is.
+- A code that does not, but has exactly one function the tests could mean, is run with the
+  tests calling that function instead, and gets one error "Wrong function name" (Runtime
+  category). "Could mean": no other function of the code calls it (helpers are called), it
+  takes the tests' number of arguments, and in Java it is not `main`. Its behaviour is then
+  judged like any other code's, so a renamed code's bug gets its own label beside the wrong
+  name (e.g. "Wrong boolean operator"), and a correct code under another name has the wrong
+  name as its only error.
+- A code with no such function, or with several (the tests cannot tell which one is meant), is
+  run as it is: every test fails to find the entry, which gives "Wrong function name" too,
+  and nothing about its behaviour is known.
+- The name is checked only where tests run: a code whose syntax error no repair gets past, or
+  a problem with neither tests nor references, gets no name check.
+A wrong name is a Runtime-category error, never Syntax: the code parses / compiles on its own,
+and the failure shows only when the tests call it (Python's NameError, a missing method for the
+Java harness). So `valid` (no Syntax-category error, kaser.errors.judge) means what it says.
+
 Everything is batched across problems: each round is one `sandbox.run_problems` call per
 language (one javac, one JVM), so a dataset of 6,000 submissions takes a few rounds, not 6,000
 runs.
@@ -55,10 +76,14 @@ from kaser.errors.compile_errors import (GENERIC_SYNTAX, UNDEFINED_METHOD, close
 from kaser.errors.code_shape import branch_count, ends_without_else, falls_through, nearest
 from kaser.errors.generated_tests import entry_signature, reference_tests
 from kaser.errors.repairs import Repair, combine, logic_repairs, python_runtime_reveals
+from kaser.data.contracts import signature_name
+from kaser.data.signatures import defined_functions
 from kaser.taxonomy import STANDARD_ERRORS, category_of
 
-# labels outside the standard vocabulary, for what it does not name
-EXTRA_LABELS = {GENERIC_SYNTAX: "Syntax", UNDEFINED_METHOD: "Syntax", "Wrong function name": "Syntax",
+WRONG_NAME = "Wrong function name"
+# labels outside the standard vocabulary, for what it does not name (a wrong name: see the module
+# docstring, Runtime since the code itself parses / compiles)
+EXTRA_LABELS = {GENERIC_SYNTAX: "Syntax", UNDEFINED_METHOD: "Syntax", WRONG_NAME: "Runtime",
                 "Null pointer dereference": "Runtime", "Invalid cast": "Runtime",
                 "Invalid number format": "Runtime", "Unexpected exit": "Runtime"}
 
@@ -71,7 +96,7 @@ _EXCEPTION_LABELS = {
     "TypeError": "Type mismatch", "ValueError": "Type mismatch",
     "StackOverflowError": "Infinite loop", "RecursionError": "Infinite loop",
     "NullPointerException": "Null pointer dereference", "ClassCastException": "Invalid cast",
-    "NumberFormatException": "Invalid number format", "NoSuchMethodError": "Wrong function name",
+    "NumberFormatException": "Invalid number format", "NoSuchMethodError": WRONG_NAME,
 }
 
 
@@ -113,7 +138,7 @@ def exception_label(exception: str | None, detail: str, language: str) -> str:
     """
     exception = (exception or "Exception").rsplit(".", 1)[-1]
     if exception == "NameError" and "not defined as a function" in detail:
-        return "Wrong function name"
+        return WRONG_NAME
     if exception == "AttributeError":
         return "Wrong string method" if "'str' object" in detail else "Type mismatch"
     if exception == "TypeError" and language == "java":
@@ -140,6 +165,7 @@ class _Item:
     spec: ProblemSpec
     original: str
     program: str = ""
+    entry: str = ""                                 # the function the tests call (called_function)
     result: sandbox.ProgramResult | None = None
     errors: dict[str, Error] = field(default_factory=dict)
     pending: list = field(default_factory=list)     # [(kind, code, (Repair, ...))] to run next
@@ -148,6 +174,7 @@ class _Item:
 
     def __post_init__(self):
         self.program = self.program or self.original
+        self.entry = self.entry or self.spec.entry
 
     def add(self, label: str, evidence: str) -> None:
         if label not in self.errors:
@@ -202,12 +229,12 @@ def _read_result(item: _Item, settings: StaticParams) -> None:
     wrong = _wrong(result)
     if spec.language == "python":
         nones = [c for c in wrong if result.cases[c].actual == "null" and spec.tests[c][1] is not None]
-        if nones and falls_through(code, spec.entry):
+        if nones and falls_through(code, item.entry):
             shown = f"returns None on input {_input(spec, nones[0])}"
-            if ends_without_else(code, spec.entry):
-                item.add("Missing logic branch", f"{shown}: the if / elif chain ending {spec.entry} has no else")
+            if ends_without_else(code, item.entry):
+                item.add("Missing logic branch", f"{shown}: the if / elif chain ending {item.entry} has no else")
             else:
-                item.add("Missing return statement", f"{shown}: no return at the end of {spec.entry}")
+                item.add("Missing return statement", f"{shown}: no return at the end of {item.entry}")
         raised = [c for c in result.cases if c.exception in ("NameError", "UnboundLocalError")]
         if raised and not _passes(result):
             reveals = python_runtime_reveals(code, raised[0].exception, raised[0].detail)
@@ -318,6 +345,32 @@ def _missing_branch(code: str, spec: ProblemSpec) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- the function the tests call
+
+def called_function(code: str, spec: ProblemSpec) -> tuple[str, str | None]:
+    """(the function the tests call in `code`, the evidence of a wrong name or None): the
+    problem's entry, or the one function the tests could mean (see the module docstring).
+
+    >>> spec = ProblemSpec("p", "python", "can_hike", [([25, True], True)])
+    >>> called_function("def go_hiking(temp, raining):\\n    return True", spec)[0]
+    'go_hiking'
+    >>> called_function("def a(t, r):\\n    return 1\\ndef b(t, r):\\n    return 2", spec)   # which one?
+    ('can_hike', None)
+    """
+    if not spec.entry or not spec.tests:
+        return spec.entry, None
+    functions = defined_functions(code, spec.language)
+    if any(f.name == spec.entry for f in functions):
+        return spec.entry, None
+    arguments = len(spec.tests[0][0])
+    names = list(dict.fromkeys(f.name for f in functions if not f.helper and f.accepts(arguments)
+                               and not (spec.language == "java" and f.name == "main")))
+    if len(names) != 1:
+        return spec.entry, None
+    return names[0], (f"defines {names[0]} where the tests call {spec.entry}; the tests ran "
+                      f"against {names[0]}")
+
+
 # ---------------------------------------------------------------- the engine
 
 def _limits(settings: StaticParams) -> sandbox.Limits:
@@ -384,7 +437,11 @@ def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[
                 codes = [item.program] if item.result is None else [code for _, code, _ in item.pending]
                 known = {} if item.result is None or item.pending[0][0] == "reveal" else \
                     {i: c for i, c in enumerate(item.result.cases) if c.status in ("timeout", "memory")}
-                jobs.append((item.spec.entry, codes, item.spec.tests, known))
+                # the programs of a round are one code and its repairs: one name for all of them
+                item.entry, wrong_name = called_function(codes[0], item.spec)
+                if wrong_name:
+                    item.add(WRONG_NAME, wrong_name)
+                jobs.append((item.entry, codes, item.spec.tests, known))
             for item, outcomes in zip(mine, _run_round(language, jobs, limits)):
                 if item.result is None:
                     item.result = outcomes[0]
@@ -406,12 +463,14 @@ def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
                   correct: Sequence[Sequence[str]], settings: StaticParams = StaticParams()) -> list[ProblemSpec]:
     """A ProblemSpec per problem row (problems.parquet contract): its tests, or, without tests,
     inputs generated and answered by its references (the `reference` column and up to
-    `max_references` programs in `correct`), in one sandbox batch per language."""
+    `max_references` programs in `correct`), in one sandbox batch per language. The entry is
+    the function the row's `signature` names, else its references' entry function."""
     specs = []
     for problem, codes, right in zip(problems, programs, correct):
         references = ([problem["reference"]] if problem.get("reference") else []) + list(right)
         references = list(dict.fromkeys(references))[:settings.max_references]
-        entry = _entry(problem["language"], references or list(codes))
+        entry = (signature_name(problem.get("signature"), problem["language"])
+                 or _entry(problem["language"], references or list(codes)))
         tests = [(json.loads(t["input"]), json.loads(t["expected"])) for t in problem.get("tests") or []]
         specs.append(ProblemSpec(problem["problem_id"], problem["language"], entry, tests,
                                  list(dict.fromkeys([*references, *right]))[:50], references))

@@ -28,6 +28,7 @@ import numpy as np
 import yaml
 
 from kaser.evaluation.scoring import ABLATIONS, BASELINES, METHODS, REFERENCE_METHOD
+from kaser.evaluation.summary import PROBLEM_METRICS
 from kaser.methods import label
 from kaser.evaluation.figures import (draw_codes, first_run_log, message_figure, reward_figure, reward_rows,
                            rewards_csv, tsne_figure, tsne_points)
@@ -134,13 +135,18 @@ def significant_over_baselines(evaluation: Mapping, metric: str) -> bool:
                                    for m in baselines)
 
 
-def metric_table(evaluation: Mapping, columns: Sequence[tuple[str, str, int]]) -> str:
-    """Rows = methods, one column per (title, metric, decimals): mean ± std, best bold, KASER *."""
+def metric_table(evaluation: Mapping, columns: Sequence[tuple[str, str, int]],
+                 source: str = "metrics") -> str:
+    """Rows = methods, one column per (title, metric, decimals): mean ± std, best bold, KASER *.
+    `source` is the methods' key the cells come from: "metrics" (each method over its own units)
+    or "common_problem_metrics" (per-problem metrics over the problems every method with a value
+    has; kaser.evaluation.summary departure 7), falling back to "metrics" where absent."""
     methods = method_order(list(evaluation["methods"]))
     rows, higher = [], evaluation.get("higher_is_better", {})
 
     def stat(method, metric):
-        return evaluation["methods"][method]["metrics"].get(metric)
+        entry = evaluation["methods"][method]
+        return (entry.get(source) or {}).get(metric) if source in entry else entry["metrics"].get(metric)
 
     best = {metric: _best([(stat(m, metric) or {}).get("mean") for m in methods],
                           higher.get(metric, True)) for _, metric, _ in columns}
@@ -200,7 +206,9 @@ def paper_label(paper_name: str) -> str:
 
 
 def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
-    """Whether KASER's IoU@K (largest K) and per-problem coverage IoU are above Student SFT's."""
+    """Whether KASER's IoU@K (largest K) and per-problem coverage IoU are above Student SFT's:
+    the means the paired t-test compared (for a per-problem metric over the problems both have a
+    value for), else each method's own mean."""
     methods = evaluation["methods"]
     if REFERENCE_METHOD not in methods or "student_sft" not in methods:
         return (f"On {dataset}, KASER and Student SFT were not both evaluated, so the paper's claim "
@@ -213,9 +221,14 @@ def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
         if mine is None or theirs is None:
             parts.append(f"{name} could not be compared (no values)")
             continue
-        verdict = ("above" if mine["mean"] > theirs["mean"]
-                   else "equal to" if mine["mean"] == theirs["mean"] else "below")
         test = evaluation.get("t_tests", {}).get("student_sft", {}).get(metric)
+        mine_mean, theirs_mean, where = mine["mean"], theirs["mean"], ""
+        if test is not None and test.get("reference_mean") is not None:
+            mine_mean, theirs_mean = test["reference_mean"], test["other_mean"]
+            if metric in PROBLEM_METRICS and test.get("n_problems") is not None:
+                where = f" on the {test['n_problems']} problems both have"
+        verdict = ("above" if mine_mean > theirs_mean
+                   else "equal to" if mine_mean == theirs_mean else "below")
         if test is None:
             p = "no t-test"
         elif test.get("p_value") is None:
@@ -223,9 +236,31 @@ def comparison_sentence(dataset: str, evaluation: Mapping) -> str:
         else:
             p = (f"paired t-test over {test['over']}, n = {test['n']}, p = {test['p_value']:.3g}"
                  + (f", Holm-corrected {test['p_holm']:.3g}" if test.get("p_holm") is not None else ""))
-        parts.append(f"KASER's {name} ({mine['mean']:.3f}) is {verdict} Student SFT's "
-                     f"({theirs['mean']:.3f}; {p})")
+        parts.append(f"KASER's {name} ({mine_mean:.3f}) is {verdict} Student SFT's "
+                     f"({theirs_mean:.3f}{where}; {p})")
     return f"On {dataset}: " + "; ".join(parts) + "."
+
+
+def common_problems_note(evaluation: Mapping) -> str:
+    """How many problems each Table 3 column compares: those every method with a value has
+    (kaser.evaluation.summary, departure 7), of the test problems evaluated.
+
+    >>> common_problems_note({"methods": {"kaser": {"n_problems": 6, "common_problem_metrics": {
+    ...     "cosine_distance": {"n_problems": 2}, "coverage_iou": {"n_problems": 6}}}}})
+    'Each column is over the problems every method with a value has (Cos Dis: 2, IoU: 6 of 6 test problems).'
+    """
+    counts = {}
+    for title, metric, _ in TABLE3_COLUMNS + TABLE3_VALIDITY:
+        found = [m.get("common_problem_metrics", {}).get(metric, {}).get("n_problems")
+                 for m in evaluation["methods"].values()]
+        found = [n for n in found if n is not None]
+        if found:
+            counts[title.rsplit(" ", 1)[0]] = max(found)
+    total = max((m.get("n_problems", 0) for m in evaluation["methods"].values()), default=0)
+    if not counts:
+        return ""
+    return ("Each column is over the problems every method with a value has ("
+            + ", ".join(f"{title}: {n}" for title, n in counts.items()) + f" of {total} test problems).")
 
 
 STUDY_COMMAND = "make study"   # the dvc exp run behind it: docs/experiments-and-studies.md
@@ -245,9 +280,15 @@ def _interval(value: Mapping | None) -> str:
     return f"{ci['mean']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]"
 
 
+def _bounds(bounds) -> str:
+    return "–" if not bounds else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
+
+
 def study_table(evaluation: Mapping) -> str:
-    """Per metric and method: n, mean [95% CI], and for each other method KASER − it, raw and
-    Holm-corrected p and the minimal detectable effect (kaser.evaluation.summary)."""
+    """Per metric and method: n, mean [95% CI], the 95% CI over problems (per-pair metrics:
+    resample problems, then pairs), and for each other method KASER − it with its CI over
+    pairs and over problems, raw and Holm-corrected p and the minimal detectable effect
+    (kaser.evaluation.summary)."""
     methods = method_order(list(evaluation["methods"]))
     tests = evaluation.get("t_tests", {})
     rows = []
@@ -257,15 +298,21 @@ def study_table(evaluation: Mapping) -> str:
             if value is None:
                 continue
             ci = value.get("ci95") or {}
+            by_problem = ci.get("problem_bootstrap")
             test = tests.get(method, {}).get(metric) if method != REFERENCE_METHOD else None
             p = (lambda key: "–" if test is None or test.get(key) is None else f"{test[key]:.3g}")
             rows.append([title, label(method), str(ci.get("n", "–")), _interval(value),
+                         "–" if not by_problem else
+                         f"[{by_problem['low']:.3f}, {by_problem['high']:.3f}] ({by_problem['n_problems']} problems)",
                          "–" if test is None else f"{test['mean_difference']:+.3f} ({test['over']}, n = {test['n']})",
+                         "–" if test is None else _bounds(test.get("difference_ci95")),
+                         "–" if test is None else _bounds(test.get("difference_problem_ci95")),
                          p("p_value"), p("p_holm") + ("\\*" if test and test.get("significant") else ""),
                          p("mde")])
     if not rows:
         return "_No CodeBLEU or IoU values in evaluation.json._"
-    return markdown_table(["Metric", "Model", "n", "mean [95% CI]", "KASER − model",
+    return markdown_table(["Metric", "Model", "n", "mean [95% CI]", "95% CI over problems",
+                           "KASER − model", "its 95% CI", "its 95% CI over problems",
                            "p", "p (Holm)", "MDE"], rows)
 
 
@@ -275,8 +322,13 @@ def study_section(evaluation: Mapping) -> str:
     return "\n\n".join([
         f"Run by `{STUDY_COMMAND}` at the study's size (docs/experiments-and-studies.md, \"The CPU study\"); on any other run "
         "the same numbers say how much that run can tell. Mean [95% CI]: "
-        f"{evaluation.get('ci95', 't-interval over pairs / problems')}. KASER − model: mean paired "
-        "difference (over pairs, problems or folds, as the test ran). p: two-sided paired t-test; "
+        f"{evaluation.get('ci95', 't-interval over pairs / problems')}. 95% CI over problems: "
+        "resample the test problems, then the pairs within each, so that pairs of one problem do "
+        "not count as independent evidence about new problems (per-pair metrics). "
+        "KASER − model: mean paired "
+        "difference (over pairs, problems or folds, as the test ran; a per-problem metric over the "
+        "problems both have a value for), with its t-interval and its CI over problems. "
+        "p: two-sided paired t-test; "
         f"p (Holm): corrected over all {correction.get('family_size', '?')} tests of KASER in this "
         "evaluation (every metric x method), \\* below 0.05 with KASER better. MDE: the smallest "
         "true difference the test would detect with power 0.8 at alpha 0.05 and this n, from the "
@@ -351,8 +403,9 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
                         for m, cats in PAPER_TABLE2.items() for c, values in cats.items()]),
         "### Table 3: per problem (code diversity, error coverage)",
         "Cos Dis and CodeBLEU^∁_max are computed over the valid predicted codes only (those that "
-        "parse / compile), so non-code cannot look diverse; valid: their share.",
-        metric_table(evaluation, TABLE3_COLUMNS + TABLE3_VALIDITY),
+        "parse / compile), so non-code cannot look diverse; valid: their share. "
+        + common_problems_note(evaluation),
+        metric_table(evaluation, TABLE3_COLUMNS + TABLE3_VALIDITY, "common_problem_metrics"),
         f"_{paper_label(paper_name)}:_",
         paper_table(PAPER_TABLE3[paper_name], [t for t, _, _ in TABLE3_COLUMNS],
                     [True, True, True, False], [d for _, _, d in TABLE3_COLUMNS]),

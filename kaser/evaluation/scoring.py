@@ -56,8 +56,9 @@ kaser.evaluation.summary's):
    and it is counted apart (`truncated_share`) rather than as a student's syntax error; the
    per-problem error metrics (coverage IoU, χ²) leave it out (coverage 0, χ² null when every
    code of a problem was cut off).
-9. Validity (`valid_share`): the share of predicted codes that parse (Python) / compile (Java),
-   i.e. the judge's static diagnosis has no Syntax-category error, per pair (Table 1) and per
+9. Validity (`valid_share`): the share of predicted codes that parse (Python) / compile (Java)
+   on their own, i.e. the judge's static diagnosis has no Syntax-category error (a wrong
+   function name is not one: kaser.errors.judge, departure 3), per pair (Table 1) and per
    problem (Table 3); the diversity metrics (cosine distance, CodeBLEU^∁_max) use valid codes
    only, so non-code cannot look diverse.
 """

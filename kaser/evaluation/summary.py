@@ -29,6 +29,19 @@ Departures from the paper and the authors' code, and why:
    two-sided t-test at alpha 0.05 detects with power 0.8 at its n, from the observed SD of the
    differences s_d: (t(1 − alpha/2, n−1) + t(power, n−1))·s_d/√n (the usual t-approximation;
    with n ≥ 30 within ~1% of the exact noncentral-t answer).
+6. Not in the paper: every per-pair metric (and its paired difference) also gets a 95% interval
+   from a two-stage bootstrap over problems (`problem_bootstrap_interval`: resample the problems
+   with replacement, then each drawn problem's pairs, 2,000 seeded resamples, percentiles). The
+   pair-level intervals of departure 3 treat pairs as independent; pairs of one problem share
+   its difficulty, so for a claim about new problems (a study's 300 pairs may come from 6
+   problems) the problem bootstrap is the honest width.
+7. Per-problem comparisons use only the problems both methods have a value for (cosine distance
+   and CodeBLEU^∁_max need at least 2 valid codes of a problem, so one method can have them where
+   the other has not): a t-test over problems pairs them, a t-test over folds compares fold
+   means over the common problems, and each test records both means it compared
+   (`reference_mean`, `other_mean`) and the number of common problems. `common_problem_metrics`
+   gives every method's per-problem metrics over the problems every method with a value has, for
+   Table 3.
 """
 
 from __future__ import annotations
@@ -109,6 +122,62 @@ def bootstrap_ratio_intervals(counts: np.ndarray, confidence: float = CONFIDENCE
     tail = (1 - confidence) / 2 * 100
     return {name: (float(np.percentile(v, tail)), float(np.percentile(v, 100 - tail)))
             for name, v in scores.items()}
+
+
+def problem_resample_sums(rows: np.ndarray, problems: Sequence, resamples: int = BOOTSTRAP_RESAMPLES,
+                          seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(sums (resamples, columns), counts (resamples,)) of a two-stage bootstrap (departure 6):
+    per resample, as many problems as there are, drawn with replacement, and for each drawn
+    problem as many of its pairs as it has, drawn with replacement; sums of the rows (pairs x
+    columns) drawn and how many were drawn. Problems are taken in sorted order, so the same
+    rows, problems and seed always give the same draws."""
+    rows = np.asarray(rows, dtype=float).reshape(len(problems), -1)
+    keys = np.asarray(problems, dtype=object)
+    groups = [rows[keys == key] for key in sorted(set(problems))]
+    rng = np.random.default_rng(seed)
+    chosen = rng.integers(0, len(groups), size=(resamples, len(groups)))
+    sums, counts = np.zeros((resamples, rows.shape[1])), np.zeros(resamples)
+    for number, group in enumerate(groups):
+        resample, _ = np.nonzero(chosen == number)       # one entry per draw of this problem
+        if not len(resample):
+            continue
+        drawn = rng.integers(0, len(group), size=(len(resample), len(group)))
+        np.add.at(sums, resample, group[drawn].sum(axis=1))
+        np.add.at(counts, resample, len(group))
+    return sums, counts
+
+
+def problem_bootstrap_interval(values: Sequence[float], problems: Sequence, confidence: float = CONFIDENCE,
+                               resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+                               ) -> tuple[float, float] | None:
+    """Percentile interval of the mean over pairs under the problem bootstrap (departure 6); None
+    with fewer than 2 problems.
+
+    >>> problem_bootstrap_interval([0.5, 0.5, 0.5, 0.5], ["p", "p", "q", "q"])   # no spread
+    (0.5, 0.5)
+    >>> problem_bootstrap_interval([0.0, 1.0], ["p", "p"]) is None     # one problem: no interval
+    True
+    """
+    if len(set(problems)) < 2:
+        return None
+    sums, counts = problem_resample_sums(np.asarray(values, dtype=float), problems, resamples, seed)
+    means = sums[:, 0] / counts
+    tail = (1 - confidence) / 2 * 100
+    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+
+
+def problem_bootstrap_ratio_intervals(counts: np.ndarray, problems: Sequence,
+                                      confidence: float = CONFIDENCE,
+                                      resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+                                      ) -> dict[str, tuple[float, float]] | None:
+    """Precision / recall / F1 intervals from (tp, fp, fn) rows of pairs under the problem
+    bootstrap (departure 6); None with fewer than 2 problems."""
+    if len(set(problems)) < 2:
+        return None
+    sums, _ = problem_resample_sums(np.asarray(counts).reshape(-1, 3), problems, resamples, seed)
+    tail = (1 - confidence) / 2 * 100
+    return {name: (float(np.percentile(v, tail)), float(np.percentile(v, 100 - tail)))
+            for name, v in ratio_scores(sums).items()}
 
 
 def minimal_detectable_effect(differences: Sequence[float], alpha: float = 0.05,
@@ -201,7 +270,9 @@ class MethodResult:
 
     def interval(self, metric: str, seed: int = 0) -> dict | None:
         """95% CI of one metric over its units pooled over folds (departure 3): {over, n, mean,
-        low, high, method}; None when fewer than 2 units have a value."""
+        low, high, method}, and for a per-pair metric `problem_bootstrap` {n_problems, low, high,
+        method} (departure 6; None with fewer than 2 problems); None when fewer than 2 units have
+        a value."""
         category, _, score = metric.rpartition("_")
         if score in SCORES and category in {c.lower() for c in CATEGORIES}:
             counts = self.pairs.select(f"{category}_tp", f"{category}_fp", f"{category}_fn").to_numpy()
@@ -209,15 +280,64 @@ class MethodResult:
             if bounds is None:
                 return None
             mean = float(ratio_scores(counts.sum(axis=0))[score])
+            problems = self.pairs["problem_id"].to_list()
+            by_problem = problem_bootstrap_ratio_intervals(counts, problems, seed=seed)
             return {"over": "pairs", "n": len(counts), "mean": mean, "low": bounds[score][0],
-                    "high": bounds[score][1], "method": f"percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples"}
+                    "high": bounds[score][1], "method": f"percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples",
+                    "problem_bootstrap": _problem_bootstrap(by_problem and by_problem[score], problems)}
         over, units = self.unit_values(metric)
-        values = units["value"].drop_nulls().to_numpy() if over != "none" else np.array([])
+        if over != "none":
+            units = units.drop_nulls("value")
+        values = units["value"].to_numpy() if over != "none" else np.array([])
         bounds = t_interval(values)
         if bounds is None:
             return None
-        return {"over": over, "n": len(values), "mean": float(values.mean()), "low": bounds[0],
-                "high": bounds[1], "method": "t-interval"}
+        result = {"over": over, "n": len(values), "mean": float(values.mean()), "low": bounds[0],
+                  "high": bounds[1], "method": "t-interval"}
+        if over == "pairs":
+            problems = units["problem_id"].to_list()
+            result["problem_bootstrap"] = _problem_bootstrap(
+                problem_bootstrap_interval(values, problems, seed=seed), problems)
+        return result
+
+
+def _problem_bootstrap(bounds: tuple[float, float] | None, problems: Sequence) -> dict | None:
+    if bounds is None:
+        return None
+    return {"n_problems": len(set(problems)), "low": bounds[0], "high": bounds[1],
+            "method": f"two-stage bootstrap over problems, then pairs, {BOOTSTRAP_RESAMPLES} resamples"}
+
+
+def common_problems(results: Sequence[MethodResult], metric: str) -> pl.DataFrame:
+    """(fold, problem_id) where every one of `results` that has any value of the per-problem
+    `metric` has one (departure 7)."""
+    keys = None
+    for result in results:
+        present = result.problems.filter(pl.col(metric).is_not_null()).select("fold", "problem_id") \
+            if result.problems.height and metric in result.problems.columns else None
+        if present is None or not present.height:
+            continue
+        keys = present if keys is None else keys.join(present, on=["fold", "problem_id"])
+    return keys if keys is not None else pl.DataFrame(schema={"fold": pl.Int64, "problem_id": pl.String})
+
+
+def common_problem_metrics(results: Mapping[str, MethodResult]) -> dict[str, dict[str, dict]]:
+    """method -> per-problem metric -> {mean, std, folds, per_fold, n_problems} over the problems
+    every method with a value has (`common_problems`; departure 7): what Table 3 compares."""
+    found: dict[str, dict[str, dict]] = {method: {} for method in results}
+    for metric in PROBLEM_METRICS:
+        keys = common_problems(list(results.values()), metric)
+        for method, result in results.items():
+            if not keys.height or metric not in result.problems.columns:
+                continue
+            part = result.problems.join(keys, on=["fold", "problem_id"]).drop_nulls(metric)
+            if not part.height:
+                continue
+            folds = {int(fold): float(group[metric].mean())
+                     for (fold,), group in part.group_by("fold", maintain_order=True)}
+            summary = aggregate({fold: {metric: value} for fold, value in sorted(folds.items())})[metric]
+            found[method][metric] = summary | {"n_problems": part.height}
+    return found
 
 
 def aggregate(fold_values: dict[int, dict[str, float]]) -> dict[str, dict]:
@@ -235,21 +355,36 @@ def aggregate(fold_values: dict[int, dict[str, float]]) -> dict[str, dict]:
 def paired_t_test(reference: MethodResult, other: MethodResult, metric: str,
                   significance: float = 0.05) -> dict | None:
     """KASER (reference) vs another method on one metric: over folds with >= 3 common folds,
-    else over paired units (pairs or problems). None when the metric has no values."""
-    mine, theirs = reference.fold_values(), other.fold_values()
-    folds = [f for f in mine if f in theirs and metric in mine[f] and metric in theirs[f]]
-    if len(folds) >= MIN_FOLDS_FOR_FOLD_TEST:
-        over = "folds"
-        a = np.array([mine[f][metric] for f in folds])
-        b = np.array([theirs[f][metric] for f in folds])
-    else:
-        over, left = reference.unit_values(metric)
-        _, right = other.unit_values(metric)
-        if over == "none" or not right.height:
-            return None
+    else over paired units (pairs or problems). A per-problem metric compares only the problems
+    both methods have a value for (departure 7); a per-pair metric also gets the problem
+    bootstrap of its paired differences (departure 6). None when the metric has no values."""
+    over, left = reference.unit_values(metric)
+    _, right = other.unit_values(metric)
+    both = None
+    if over != "none" and right.height:
         keys = [c for c in left.columns if c != "value"]
         both = left.join(right, on=keys, suffix="_other").drop_nulls(["value", "value_other"])
-        a, b = both["value"].to_numpy(), both["value_other"].to_numpy()
+    if over == "problems":
+        # departure 7: fold means (or units) over the problems both methods have
+        folds = sorted(both["fold"].unique().to_list()) if both is not None else []
+        if len(folds) >= MIN_FOLDS_FOR_FOLD_TEST:
+            means = both.group_by("fold").agg(pl.col("value").mean(), pl.col("value_other").mean()).sort("fold")
+            over, a, b = "folds", means["value"].to_numpy(), means["value_other"].to_numpy()
+        elif both is not None:
+            a, b = both["value"].to_numpy(), both["value_other"].to_numpy()
+        else:
+            return None
+    else:
+        mine, theirs = reference.fold_values(), other.fold_values()
+        folds = [f for f in mine if f in theirs and metric in mine[f] and metric in theirs[f]]
+        if len(folds) >= MIN_FOLDS_FOR_FOLD_TEST:
+            over = "folds"
+            a = np.array([mine[f][metric] for f in folds])
+            b = np.array([theirs[f][metric] for f in folds])
+        elif both is not None:
+            a, b = both["value"].to_numpy(), both["value_other"].to_numpy()
+        else:
+            return None
     if not len(a):
         return None
     difference = float(np.mean(a) - np.mean(b))
@@ -259,16 +394,25 @@ def paired_t_test(reference: MethodResult, other: MethodResult, metric: str,
     p_value = None if test is None or np.isnan(test.pvalue) else float(test.pvalue)
     better = difference > 0 if higher_is_better(metric) else difference < 0
     differences = a - b
-    return {"over": over, "n": int(len(a)), "mean_difference": difference,
-            "sd_difference": float(differences.std(ddof=1)) if len(a) >= 2 else None,
-            "difference_ci95": t_interval(differences),
-            "mde": minimal_detectable_effect(differences, significance),
-            # a constant nonzero difference (e.g. a share that is 0 for one method) has t = ±inf
-            "statistic": (None if p_value is None or not np.isfinite(test.statistic)
-                          else float(test.statistic)), "p_value": p_value,
-            "p_holm": p_value,   # corrected over every test of the run by correct_holm
-            "reference_better": bool(better),
-            "significant": bool(better and p_value is not None and p_value < significance)}
+    result = {"over": over, "n": int(len(a)), "mean_difference": difference,
+              "reference_mean": float(np.mean(a)), "other_mean": float(np.mean(b)),
+              "sd_difference": float(differences.std(ddof=1)) if len(a) >= 2 else None,
+              "difference_ci95": t_interval(differences),
+              "mde": minimal_detectable_effect(differences, significance),
+              # a constant nonzero difference (e.g. a share that is 0 for one method) has t = ±inf
+              "statistic": (None if p_value is None or not np.isfinite(test.statistic)
+                            else float(test.statistic)), "p_value": p_value,
+              "p_holm": p_value,   # corrected over every test of the run by correct_holm
+              "reference_better": bool(better),
+              "significant": bool(better and p_value is not None and p_value < significance)}
+    if both is not None and "student_id" in both.columns:      # a per-pair metric: departure 6
+        problems = both["problem_id"].to_list()
+        result["difference_problem_ci95"] = problem_bootstrap_interval(
+            (both["value"] - both["value_other"]).to_numpy(), problems)
+        result["n_problems"] = len(set(problems))
+    elif both is not None:
+        result["n_problems"] = both.height
+    return result
 
 
 def correct_holm(t_tests: dict[str, dict[str, dict]], significance: float) -> int:
@@ -297,6 +441,8 @@ def summarise(results: Mapping[str, MethodResult], significance: float, k_values
                            "n_problems": result.problems.height,
                            "per_pair_split": result.pair_split,
                            "per_problem_split": result.problem_split}
+    for method, common in common_problem_metrics(results).items():
+        methods[method]["common_problem_metrics"] = common
     single = [m for m, v in methods.items() if len(v["folds"]) == 1]
     if single:
         notes.append(f"one fold evaluated for {', '.join(single)}: std over folds is 0 and "
@@ -330,7 +476,12 @@ def summarise(results: Mapping[str, MethodResult], significance: float, k_values
                                   "folds, else over pairs (student, problem) or problems"),
                   "std": "population std over folds (ddof 0)",
                   "ci95": ("t-interval over pairs / problems pooled over folds; precision / recall / "
-                           f"F1: percentile bootstrap over pairs ({BOOTSTRAP_RESAMPLES} resamples)"),
+                           f"F1: percentile bootstrap over pairs ({BOOTSTRAP_RESAMPLES} resamples); "
+                           "beside it, for per-pair metrics, problem_bootstrap: resample problems, "
+                           f"then pairs within them ({BOOTSTRAP_RESAMPLES} resamples)"),
+                  "common_problems": ("per-problem t-tests compare the problems both methods have a "
+                                      "value for; common_problem_metrics: every method over the "
+                                      "problems every method with a value has"),
                   "correction": {"method": "holm", "family_size": family,
                                  "family": "every metric x every method t-tested against kaser"},
                   "mde": (f"paired two-sided t-test, alpha = significance, power {POWER}, from the "

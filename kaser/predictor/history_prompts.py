@@ -30,6 +30,10 @@ Departures from the paper, and why:
    in the paper's adaptation, only first submissions exist here, so its examples are the ICL
    prompt (k earlier problems + the new one) -> the student's code, trained with `kaser.predictor.sft`.
    Training pairs without any earlier submission are left out (nothing to learn in context).
+5. The new problem's starter signature, where known, follows its statement as in the student
+   prompt (`kaser.predictor.prompt`, its departure 4, with the reason): every method is shown
+   what the student saw, so none wins or loses by guessing the function's name. The earlier
+   problems show none: the student's own code for them holds its header.
 """
 
 from __future__ import annotations
@@ -42,12 +46,13 @@ import polars as pl
 
 from kaser import InputError
 from kaser.predictor.sft import sample_pairs
-from kaser.predictor.prompt import LANGUAGE_NAMES
+from kaser.predictor.prompt import LANGUAGE_NAMES, signature_line
 
 HISTORY_TYPE = pl.List(pl.Struct({"problem_id": pl.String, "statement": pl.String,
                                   "code": pl.String}))
 NO_HISTORY_PERSONA = "Nothing is known about this student yet: no earlier submissions."
-PROMPT_VERSIONS = {"icl": "icl-v1", "persona": "persona-prompt-v1", "summary": "persona-summary-v1"}
+# a version names the wording; v2: the new problem's starter signature (departure 5)
+PROMPT_VERSIONS = {"icl": "icl-v2", "persona": "persona-prompt-v2", "summary": "persona-summary-v1"}
 
 
 @dataclass(frozen=True)
@@ -148,22 +153,28 @@ def icl_system_message(language: str) -> str:
             f"and plausible student errors. {_CODE_ONLY}")
 
 
-def icl_user_message(statement: str, history: Sequence[dict]) -> str:
-    """The student's earlier codes (if any), then the new problem.
+def icl_user_message(statement: str, history: Sequence[dict], *, signature: str | None) -> str:
+    """The student's earlier codes (if any), then the new problem and its starter signature
+    (None: unknown, left out).
 
-    >>> icl_user_message("Add a and b.", [])
+    >>> icl_user_message("Add a and b.", [], signature=None)
     'No earlier code of this student is known.\\n\\nProblem: Add a and b.\\n\\nSimulate the student written code:'
+    >>> icl_user_message("Add a and b.", [], signature="def add(a, b):")[-74:]
+    'b.\\n\\nFunction signature: def add(a, b):\\n\\nSimulate the student written code:'
     """
     shown = (f"The student's code for earlier problems, oldest first:\n\n{history_text(history)}"
              if history else "No earlier code of this student is known.")
-    return f"{shown}\n\nProblem: {statement}\n\nSimulate the student written code:"
+    return (f"{shown}\n\nProblem: {statement}\n\n{signature_line(signature)}"
+            "Simulate the student written code:")
 
 
 def icl_messages(pairs: pl.DataFrame) -> list[list[dict[str, str]]]:
     """The in-context prompt of every row of a `with_history` table (ICL and ParaStudent)."""
     return [[{"role": "system", "content": icl_system_message(row["language"])},
-             {"role": "user", "content": icl_user_message(row["statement"], row["history"])}]
-            for row in pairs.select("language", "statement", "history").iter_rows(named=True)]
+             {"role": "user", "content": icl_user_message(row["statement"], row["history"],
+                                                          signature=row["signature"])}]
+            for row in pairs.select("language", "statement", "signature", "history")
+            .iter_rows(named=True)]
 
 
 def summary_messages(language: str, history: Sequence[dict]) -> list[dict[str, str]]:
@@ -184,13 +195,16 @@ def summary_chats(pairs: pl.DataFrame) -> list[list[dict[str, str]] | None]:
             for language, history in pairs.select("language", "history").iter_rows()]
 
 
-def persona_user_message(statement: str, persona: str) -> str:
-    """
-    >>> persona_user_message("Add a and b.", "Careless with types.")[:41]
+def persona_user_message(statement: str, persona: str, *, signature: str | None) -> str:
+    """The student's persona, then the new problem and its starter signature (None: left out).
+
+    >>> persona_user_message("Add a and b.", "Careless with types.", signature=None)[:41]
     'Student persona: Careless with types.\\n\\nPr'
+    >>> "Function signature: def add(a, b):" in persona_user_message("Add.", "x", signature="def add(a, b):")
+    True
     """
     return (f"Student persona: {persona.strip()}\n\nProblem: {statement}\n\n"
-            "Simulate the student written code:")
+            f"{signature_line(signature)}Simulate the student written code:")
 
 
 def persona_messages(pairs: pl.DataFrame, personas: Sequence[str]) -> list[list[dict[str, str]]]:
@@ -201,9 +215,10 @@ def persona_messages(pairs: pl.DataFrame, personas: Sequence[str]) -> list[list[
               "You are a student code simulator. Given a programming problem and a persona of the "
               f"student, generate the {_language_name(language)} code that this student would "
               f"write, including plausible student errors. {_CODE_ONLY}"},
-             {"role": "user", "content": persona_user_message(statement, persona)}]
-            for language, statement, persona in zip(pairs["language"].to_list(),
-                                                    pairs["statement"].to_list(), personas)]
+             {"role": "user", "content": persona_user_message(statement, persona, signature=signature)}]
+            for language, statement, signature, persona in zip(
+                pairs["language"].to_list(), pairs["statement"].to_list(),
+                pairs["signature"].to_list(), personas)]
 
 
 def parastudent_examples(pairs: pl.DataFrame, max_pairs: int | None,

@@ -1,8 +1,10 @@
 """The student prompt: problem + knowledge profile -> chat messages, the same for SFT, GRPO,
 sampling and `kaser simulate` (paper §3.2, Table 14).
 
-    messages = build_messages(statement, ["loops", "arrays"], [0.2, 0.9], "java")
-    text = build_prompt_text(tokenizer, statement, ["loops", "arrays"], [0.2, 0.9], "java")
+    messages = build_messages(statement, ["loops", "arrays"], [0.2, 0.9], "java",
+                              signature="public int sum(int[] nums)")
+    text = build_prompt_text(tokenizer, statement, ["loops", "arrays"], [0.2, 0.9], "java",
+                             signature=None)   # None: no signature known, the authors' prompt
     pairs = student_pairs(problems, submissions, mastery, students)   # rows prompts are built from
     pairs = read_pairs("data/synthetic-java", "student", 0, "train")  # the same from a folder
 
@@ -29,6 +31,13 @@ Departures from the authors' code, and why:
    (0.4213780164718628) out of the prompt.
 3. The language is written "Java" / "Python"; the released code writes the dataset's language
    name as given ("java"), an earlier version hard-codes "Java".
+4. The problem's starter signature, where known (problems.parquet `signature`:
+   `kaser.data.signatures`), follows the statement as "Function signature: {signature}". A
+   CodeWorkout student writes the body of a method whose header the editor already shows, and
+   the tests call it by that name; the authors' prompt leaves it out, so a model has to guess
+   the name from the statement, and most of our synthetic statements never say it (in the CPU
+   study without it, reports/cpu-study/, about three quarters of the invalid predicted codes
+   were invalid for the name alone). Showing it gives the model what the student saw. Where no signature is known the prompt is the authors'.
 """
 
 from __future__ import annotations
@@ -58,32 +67,47 @@ def system_message(language: str) -> str:
             "Do not wrap the code in markdown fences (no ```).")
 
 
-def user_message(statement: str, kcs: Sequence[str], mastery_levels: Sequence[float]) -> str:
-    """Problem statement and the student's mastery of each of the problem's KCs.
+def signature_line(signature: str | None) -> str:
+    """What the prompt says of the starter signature (departure 4): a paragraph, or nothing.
 
-    >>> user_message("Add a and b.", ["arithmetic"], [0.25])
+    >>> signature_line("def add(a, b):"), signature_line(None)
+    ('Function signature: def add(a, b):\\n\\n', '')
+    """
+    return f"Function signature: {signature.strip()}\n\n" if signature and signature.strip() else ""
+
+
+def user_message(statement: str, kcs: Sequence[str], mastery_levels: Sequence[float], *,
+                 signature: str | None) -> str:
+    """Problem statement, its starter signature (None: unknown, left out) and the student's
+    mastery of each of the problem's KCs.
+
+    >>> user_message("Add a and b.", ["arithmetic"], [0.25], signature=None)
     "Problem: Add a and b.\\n\\nStudent information: KC 1: arithmetic. The student's mastery level on arithmetic is 0.25. Simulate the student written code:"
+    >>> user_message("Add a and b.", [], [], signature="def add(a, b):")
+    'Problem: Add a and b.\\n\\nFunction signature: def add(a, b):\\n\\nStudent information: Simulate the student written code:'
     """
     if len(kcs) != len(mastery_levels):
         raise InputError(f"{len(kcs)} KCs but {len(mastery_levels)} mastery levels")
-    text = f"Problem: {statement}\n\nStudent information:"
+    text = f"Problem: {statement}\n\n{signature_line(signature)}Student information:"
     for number, (kc, level) in enumerate(zip(kcs, mastery_levels), start=1):
         text += f" KC {number}: {kc}. The student's mastery level on {kc} is {float(level):.2f}."
     return text + " Simulate the student written code:"
 
 
 def build_messages(statement: str, kcs: Sequence[str], mastery_levels: Sequence[float],
-                   language: str) -> list[dict[str, str]]:
+                   language: str, *, signature: str | None) -> list[dict[str, str]]:
     """The chat (system, user) that asks the model for this student's code."""
     return [{"role": "system", "content": system_message(language)},
-            {"role": "user", "content": user_message(statement, kcs, mastery_levels)}]
+            {"role": "user", "content": user_message(statement, kcs, mastery_levels,
+                                                     signature=signature)}]
 
 
 def build_prompt_text(tokenizer, statement: str, kcs: Sequence[str],
-                      mastery_levels: Sequence[float], language: str) -> str:
+                      mastery_levels: Sequence[float], language: str, *,
+                      signature: str | None) -> str:
     """The prompt as the model reads it: the chat template applied, assistant turn opened."""
-    return tokenizer.apply_chat_template(build_messages(statement, kcs, mastery_levels, language),
-                                         tokenize=False, add_generation_prompt=True)
+    messages = build_messages(statement, kcs, mastery_levels, language, signature=signature)
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
 def problem_mastery(kcs: Sequence[str], vocabulary: Sequence[str],
@@ -109,8 +133,8 @@ def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl
 
     `mastery` is the knowledge stage's table (student_id, problem_id, mastery over the sorted KC
     vocabulary of `problems`); each pair's levels are picked out for its problem's KCs.
-    Columns: student_id, problem_id, step, language, statement, kcs, mastery (one level per KC of
-    `kcs`), code. Ordered by student and step.
+    Columns: student_id, problem_id, step, language, statement, signature (null: unknown), kcs,
+    mastery (one level per KC of `kcs`), code. Ordered by student and step.
     """
     from kaser.data.contracts import kc_vocabulary
 
@@ -118,7 +142,7 @@ def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl
     chosen = (submissions if students is None
               else submissions.filter(pl.col("student_id").is_in(list(students))))
     joined = (chosen.select("student_id", "problem_id", "step", "code")
-              .join(problems.select("problem_id", "language", "statement", "kcs"),
+              .join(problems.select("problem_id", "language", "statement", "signature", "kcs"),
                     on="problem_id", how="left")
               .join(mastery.select("student_id", "problem_id", pl.col("mastery").alias("profile")),
                     on=["student_id", "problem_id"], how="left")
@@ -135,13 +159,14 @@ def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl
               for kcs, profile in zip(joined["kcs"].to_list(), joined["profile"].to_list())]
     return (joined.drop("profile")
             .with_columns(pl.Series("mastery", levels, dtype=pl.List(pl.Float64)))
-            .select("student_id", "problem_id", "step", "language", "statement", "kcs",
-                    "mastery", "code"))
+            .select("student_id", "problem_id", "step", "language", "statement", "signature",
+                    "kcs", "mastery", "code"))
 
 
 def pair_messages(pairs: pl.DataFrame) -> list[list[dict[str, str]]]:
-    """The prompt messages of every row of a `student_pairs` table."""
-    return [build_messages(row["statement"], row["kcs"], row["mastery"], row["language"])
+    """The prompt messages of every row of a `student_pairs` table (its signature included)."""
+    return [build_messages(row["statement"], row["kcs"], row["mastery"], row["language"],
+                           signature=row["signature"])
             for row in pairs.iter_rows(named=True)]
 
 

@@ -173,6 +173,7 @@ def _problems_frame(chosen: list[BankProblem], language: str) -> pl.DataFrame:
         "tests": [[{"input": json.dumps(list(args)), "expected": json.dumps(expected)} for args, expected in p.tests]
                   for p in chosen],
         "reference": [p.references[0] for p in chosen],
+        "signature": [p.signature for p in chosen],
     }, schema=PROBLEM_SCHEMA).sort("problem_id")
 
 

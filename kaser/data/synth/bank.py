@@ -11,7 +11,10 @@ one-function tasks written for this project, each with at least eight test cases
 reference passes (checked by `python -m pytest tests/test_bank.py`).
 
 Java code is a single method (or a method plus helpers) without a class, as students submit it on
-CodeWorkout; Python code is a top-level function. `entry` names the function the tests call.
+CodeWorkout; Python code is a top-level function. `entry` names the function the tests call, and
+`signature` is its header in the first reference (`def count_vowels(s):`, `public int luckySum(int
+a, int b)`): what the student sees in the editor, and what the student prompt shows
+(`kaser.data.signatures`); every reference declares the same header.
 A test case is `(args, expected)`: `args` is a tuple of JSON-representable arguments (int, float,
 bool, str, list of int, list of str), `expected` is the JSON-representable return value.
 """
@@ -27,6 +30,8 @@ from typing import Any
 import yaml
 
 from kaser import InputError
+from kaser.data.contracts import signature_name
+from kaser.data.signatures import starter_signature
 
 BANK_DIR = Path(__file__).with_name("problem_bank")
 LANGUAGES = ("java", "python")
@@ -69,6 +74,7 @@ class BankProblem:
     kcs: tuple[str, ...]                  # subset of KC_VOCABULARY
     references: tuple[str, ...]           # >= 2 correct solutions in different styles
     tests: tuple[tuple[tuple[Any, ...], Any], ...]   # >= 8 (args, expected)
+    signature: str                        # the entry's header in references[0], e.g. "def f(n):"
 
 
 def load_bank(language: str, directory: Path = BANK_DIR) -> list[BankProblem]:
@@ -94,6 +100,10 @@ def _load(language: str, directory: Path) -> tuple[BankProblem, ...]:
     bank = []
     for problem in shared:
         solution = solutions[problem["id"]]
+        signature = starter_signature(solution["references"][0], language, solution["entry"])
+        if signature_name(signature, language) != solution["entry"]:
+            raise InputError(f"the first reference of {problem['id']} defines no function "
+                             f"{solution['entry']!r} (its entry)", file=language_file)
         problem_words = {**words, **(solution.get("words") or {}), "entry": solution["entry"]}
         bank.append(BankProblem(
             problem_id=solution.get("problem_id", f"{language}_{problem['id']}"),
@@ -102,6 +112,7 @@ def _load(language: str, directory: Path) -> tuple[BankProblem, ...]:
             kcs=tuple(problem["kcs"]),
             references=tuple(solution["references"]),
             tests=tuple((tuple(args), expected) for args, expected in problem["tests"]),
+            signature=signature,
         ))
     return tuple(bank)
 
