@@ -73,7 +73,7 @@ def main() -> None:
     rng = random.Random(0)
     prompts = [build_prompt_text(tokenizer, p.statement, list(p.kcs),
                                  [rng.random() for _ in p.kcs], "java", signature=p.signature)
-               for p in load_bank("java", signature=p.signature)[:SMOKE_PROMPTS if args.smoke else args.prompts]]
+               for p in load_bank("java")[:SMOKE_PROMPTS if args.smoke else args.prompts]]
     print(f"model: {what}, float32")
     print(f"{len(prompts)} prompts x {params.k} samples x up to {params.max_new_tokens} new tokens, "
           f"temperature {params.temperature}, top_k {params.top_k}, top_p {params.top_p}, "
