@@ -48,10 +48,11 @@ def _imported_names(tree: ast.AST) -> list[str]:
     return names
 
 
-def data_files(path: Path) -> list[Path]:
-    """The data files and folders module `path` reads as `Path(__file__).with_name("...")`, so a
-    change to one counts as a change to the module (a folder: see `expand`)."""
-    targets = (path.with_name(name) for name in _DATA_FILE.findall(path.read_text(encoding="utf-8")))
+def data_files(path: Path, source: str) -> list[Path]:
+    """The data files and folders module `path` (its text `source`) reads as
+    `Path(__file__).with_name("...")`, so a change to one counts as a change to the module (a
+    folder: see `expand`)."""
+    targets = (path.with_name(name) for name in _DATA_FILE.findall(source))
     return [target for target in targets if target.exists()]
 
 
@@ -68,8 +69,9 @@ def expand(paths) -> list[Path]:
 
 def direct_sources(path: Path, root: Path = ROOT) -> set[Path]:
     """The files one Python file runs directly (rules 1-3 of the module docstring)."""
-    found = set(data_files(path))
-    for name in _imported_names(ast.parse(path.read_text(encoding="utf-8"))):
+    source = path.read_text(encoding="utf-8")
+    found = set(data_files(path, source))
+    for name in _imported_names(ast.parse(source)):
         if name == PACKAGE or name.startswith(PACKAGE + "."):
             found.update(module_files(root, name))
         elif "." not in name and (path.parent / f"{name}.py").is_file():
