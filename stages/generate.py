@@ -62,24 +62,24 @@ def main(dataset: str, method: str) -> None:
     student_prompt = METHODS[method].prompt == "student"
     out = folder / "predictions" / f"{method}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not student_prompt:   # the baselines stage's cache, a DVC output, exists whoever is sampled
-        ResponseCache(folder / stage.section("baselines", BaselineParams).cache_file).close()
+    baselines = None if student_prompt else stage.section("baselines", BaselineParams)
+    if baselines is not None:   # the baselines stage's cache, a DVC output, exists whoever is sampled
+        ResponseCache(folder / baselines.cache_file).close()
     if METHODS[method].role == "baseline" and not _sampled_baseline(stage, method):
         pl.DataFrame(schema=PREDICTION_SCHEMA | {"split": pl.String, "fold": pl.Int64}).write_parquet(out)
         print(f"generate: {method} is not in params.yaml baselines.methods: nothing sampled -> {out} (no rows)")
         return
     model = stage.section("model", ModelParams)
+    problems, submissions = read_dataset(folder)
     params = resolve_budget(stage.section("generate", GenerateParams),
-                            load_tokenizer(stage.base_model), read_dataset(folder)[1])
+                            load_tokenizer(stage.base_model), submissions)
     print(f"generate: max_new_tokens {params.max_new_tokens}")
     if student_prompt:
         def predict_run(split, fold, pairs):
             return predict(stage.base_model, stage.adapter(adapter, run_name(split, fold)),
                            pairs, params, method, model.dtype)
     else:
-        baselines = stage.section("baselines", BaselineParams)
         llm = stage.section("llm", LLMParams)
-        problems, submissions = read_dataset(folder)
 
         def predict_run(split, fold, pairs):
             return predict_baseline(method, pairs, problems, submissions, baselines, params, llm=llm,
