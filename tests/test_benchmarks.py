@@ -28,6 +28,7 @@ CASES = [   # script, arguments after --smoke, marks
     ("error_reward_gaming.py", [], []),
     ("generate_speed.py", [], [slow]),        # ~15 s: tiny model, both sampling backends
     ("gpu_check.py", ["--out", "{tmp}/gpu_check.json"], [slow]),   # ~35 s: tiny model, SFT + GRPO on CPU
+    ("grpo_learns.py", [], [slow]),           # ~35 s: tiny model, 2 GRPO steps, probe sampling
     ("judge_speed.py", [], []),
     ("reward_speed.py", [], []),
     ("synth_speed.py", [], []),

@@ -162,3 +162,37 @@ def test_with_correctness_joins_the_real_submissions_score():
     assert grpo_examples(with_errors(table, pl.DataFrame(
         {"student_id": ["s1", "s2"], "problem_id": ["p1", "p2"], "errors": [["Missing return"], []]}),
         {}))[1]["correct"] is True
+
+
+@pytest.mark.slow   # about 10 s: two optimizer steps from one generated batch
+def test_each_generated_batch_gives_num_iterations_updates_and_the_zero_spread_share(tmp_path, sft_adapter):
+    from kaser.errors.judge import Verdict
+
+    adapter, _ = sft_adapter
+    params = GrpoParams(num_generations=3, prompts_per_step=2, learning_rate=1e-3,
+                        max_completion_length=12, num_iterations=2, epsilon=0.1,
+                        scale_rewards="none", multi_objective_aggregation="normalize_then_sum",
+                        mask_truncated_completions=True, lr_scheduler_type="constant")
+    trainer = grpo_trainer(tiny_model_folder(), adapter, labelled(), params, tmp_path / "grpo",
+                           judge=lambda *a: Verdict(frozenset(), True, True, frozenset()),
+                           dtype="float32")
+    args = trainer.args
+    assert (args.num_iterations, args.epsilon, args.scale_rewards, args.multi_objective_aggregation,
+            args.mask_truncated_completions, args.lr_scheduler_type) == \
+        (2, 0.1, "none", "normalize_then_sum", True, "constant")
+    trainer.train()
+    steps = [entry for entry in trainer.state.log_history if "loss" in entry]
+    assert len(steps) == 2          # 2 prompts x 3 completions generated once, used twice
+    # the judge finds every finished code clean, so a group's error rewards differ only where
+    # the 12-token budget cut some completions off and not others
+    for step in steps:
+        assert 0.0 <= step["error_zero_spread_share"] <= 1.0
+    assert steps[0]["error_zero_spread_share"] == steps[1]["error_zero_spread_share"]
+
+
+def test_zero_spread_share_counts_groups_whose_rewards_are_equal():
+    from kaser.predictor.rewards import zero_spread_share
+
+    assert zero_spread_share([1.0, 1.0, 0.0, 0.0], [0, 0, 1, 1]) == 1.0
+    assert zero_spread_share([1.0, 0.5, 0.0, 0.0], [0, 0, 1, 1]) == 0.5
+    assert zero_spread_share([0.3], ["only"]) == 1.0     # a group of one has no spread either

@@ -98,6 +98,26 @@ def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple
     return float(a.mean() - half), float(a.mean() + half)
 
 
+
+def slope_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> dict | None:
+    """Least-squares slope of `values` against their index (0, 1, ...) with its two-sided t
+    interval (n - 2 degrees of freedom): is a per-step series rising? None with fewer than 3.
+
+    >>> fit = slope_interval([0.0, 1.0, 2.0, 3.5])
+    >>> round(fit["slope"], 3), [round(x, 3) for x in fit["interval"]], fit["n"]
+    (1.15, [0.777, 1.523], 4)
+    """
+    y = np.asarray(values, dtype=float)
+    if len(y) < 3:
+        return None
+    x = np.arange(len(y), dtype=float)
+    sxx = ((x - x.mean()) ** 2).sum()
+    slope = float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
+    residual = y - (y.mean() + slope * (x - x.mean()))
+    error = float(np.sqrt((residual ** 2).sum() / (len(y) - 2) / sxx))
+    half = float(student_t.ppf((1 + confidence) / 2, len(y) - 2)) * error
+    return {"slope": slope, "interval": [slope - half, slope + half], "n": len(y)}
+
 def ratio_scores(counts: np.ndarray) -> dict[str, np.ndarray]:
     """Precision, recall, F1 from summed (tp, fp, fn) rows, 0 where nothing is counted, as
     CategoryCounts.precision_recall_f1 does, for many rows at once."""

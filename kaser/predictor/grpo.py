@@ -68,6 +68,13 @@ class GrpoParams:
     budget_cap: int = 1024                   # with auto: at most this many completion tokens
     reward_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
     loss_type: str = "dapo"
+    num_iterations: int = 1              # policy updates per generated batch (TRL's mu)
+    steps_per_generation: int | None = None   # optimizer steps one generated batch is split into
+    epsilon: float = 0.2                 # PPO clip range of the importance ratio
+    scale_rewards: str = "group"         # group | batch | none: advantage divided by the reward std
+    multi_objective_aggregation: str = "sum_then_normalize"   # or normalize_then_sum (GDPO)
+    mask_truncated_completions: bool = False   # a cut-off completion adds nothing to the loss
+    lr_scheduler_type: str = "linear"
     max_pairs: int | None = 4
     gradient_checkpointing: bool = False
     use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
@@ -165,6 +172,11 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
         max_completion_length=params.max_completion_length,
         reward_weights=list(params.reward_weights),
         loss_type=params.loss_type,
+        num_iterations=params.num_iterations, steps_per_generation=params.steps_per_generation,
+        epsilon=params.epsilon, scale_rewards=params.scale_rewards,
+        multi_objective_aggregation=params.multi_objective_aggregation,
+        mask_truncated_completions=params.mask_truncated_completions,
+        lr_scheduler_type=params.lr_scheduler_type,
         activation_checkpointing=params.gradient_checkpointing,
         bf16=False, fp16=False,   # the model is loaded in its compute dtype already
         logging_steps=1, save_strategy="no", report_to="none", disable_tqdm=False,
@@ -172,9 +184,33 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
         dataloader_pin_memory=torch.cuda.is_available(),
         use_vllm=params.use_vllm, vllm_mode=params.vllm_mode,
     )
-    return GRPOTrainer(model=model, reward_funcs=kaser_rewards(judge, stop_token_ids(model, tokenizer)),
-                       args=args,
-                       train_dataset=dataset, processing_class=tokenizer)
+    rewards = kaser_rewards(judge, stop_token_ids(model, tokenizer))
+    trainer = logging_trainer(GRPOTrainer)(model=model, reward_funcs=rewards, args=args,
+                                           train_dataset=dataset, processing_class=tokenizer)
+    trainer.error_reward = rewards[REWARD_NAMES.index("error_reward")]
+    return trainer
+
+
+def logging_trainer(base):
+    """`base` (trl.GRPOTrainer) that also logs, each step, `error_zero_spread_share`: the share
+    of the step's groups whose error reward is the same for every completion, so that GRPO gets
+    no error signal from them. A step that reuses a generated batch (num_iterations or
+    steps_per_generation > 1) logs that batch's share."""
+
+    class KaserGRPOTrainer(base):
+        error_reward = None
+        _zero_spread_share = None
+
+        def log(self, logs: dict, start_time: float | None = None) -> None:
+            shares = self.error_reward.zero_spread_shares if self.error_reward is not None else []
+            if shares:
+                self._zero_spread_share = sum(shares) / len(shares)
+                shares.clear()
+            if self.model.training and self._zero_spread_share is not None and "loss" in logs:
+                logs = {**logs, "error_zero_spread_share": self._zero_spread_share}
+            super().log(logs, start_time)
+
+    return KaserGRPOTrainer
 
 
 def train_grpo(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams, out_dir,

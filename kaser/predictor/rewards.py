@@ -173,6 +173,9 @@ class ErrorReward:
     def __init__(self, judge, stop_token_ids: Iterable[int] | None = None):
         self.judge = judge
         self.stop_token_ids = None if stop_token_ids is None else frozenset(stop_token_ids)
+        # per call with groups known: the share of groups whose rewards are all equal, which
+        # give GRPO no error signal (kaser.predictor.grpo logs it per step)
+        self.zero_spread_shares: list[float] = []
 
     def _verdicts(self, rows: list[tuple[str, str, tuple[str, ...]]]) -> list:
         """One verdict per (problem, code, candidates), one judge call per problem and list."""
@@ -218,7 +221,22 @@ class ErrorReward:
             verdict = verdicts[index]
             truth_correct = None if correct is None or correct[index] is None else bool(correct[index])
             rewards.append(error_match(verdict.errors, truth, verdict.clean, truth_correct))
+        if kwargs.get("group_id") is not None or kwargs.get("prompts") is not None:
+            keys = _group_keys(len(rewards), kwargs.get("prompts"), kwargs.get("group_id"))
+            self.zero_spread_shares.append(zero_spread_share(rewards, keys))
         return rewards
+
+
+def zero_spread_share(rewards: list[float], keys: list) -> float:
+    """The share of groups (completions with the same key) whose rewards are all equal.
+
+    >>> zero_spread_share([0.0, 0.0, 1.0, 0.5, 0.2], ["a", "a", "b", "b", "c"])
+    0.6666666666666666
+    """
+    groups: dict = defaultdict(list)
+    for key, reward in zip(keys, rewards, strict=True):
+        groups[key].append(reward)
+    return sum(max(values) - min(values) <= 1e-12 for values in groups.values()) / len(groups)
 
 
 def truncated(completion_ids: list | None, stop_token_ids: frozenset[int] | None,

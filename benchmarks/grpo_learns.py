@@ -1,0 +1,260 @@
+"""Does KASER's GRPO learn on this machine? Train from the Student SFT adapter on a fixed pool of
+training pairs and measure the reward, both during training and on held-out pairs.
+
+    python benchmarks/grpo_learns.py                      # after `dvc repro sft@synthetic-python`
+    python benchmarks/grpo_learns.py -S grpo.learning_rate=1e-4 -S grpo.num_iterations=2
+    python benchmarks/grpo_learns.py --smoke              # seconds: tiny random model, toy judge
+
+What it does, on the first run of params.yaml `model` (first split, first fold) of `--dataset`:
+1. draws a fixed pool of `--pool` training pairs and a probe set of `--probe` test pairs (unseen
+   students' pairs with the student split), both seeded;
+2. samples `--probe-k` completions per probe pair from the SFT adapter and scores each with the
+   hybrid reward as GRPO does (similarity, error match, diversity within the pair's samples, the
+   params.yaml weights; a completion cut off by the budget gets error reward 0);
+3. trains GRPO with params.yaml `grpo` (each `-S grpo.key=value` laid over it) for
+   `--generations` generated batches over the pool (epochs = generations x prompts_per_step /
+   pool; with num_iterations > 1 each batch gives several optimizer steps);
+4. samples and scores the probe set again from the trained adapter, with the same prompts and
+   the same seed, so the before/after difference is paired per probe pair.
+
+It prints the slope of the mean total reward per generated batch with its 95% t interval, the
+share of groups whose error reward had no spread, the probe set's mean reward before and after,
+and last `reward_gain: X`: the mean paired gain per probe pair, with its 95% t interval printed
+above it. The gain says whether the trained adapter earns more reward on pairs it never saw; it
+cannot say whether its codes are more like the students' in other respects (the evaluation does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def log(line: str) -> None:
+    print(line, flush=True)
+
+
+def overrides(settings: list[str]) -> dict[str, object]:
+    """`-S grpo.key=value` settings as {key: YAML value}; only the grpo section is accepted."""
+    found = {}
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or not key.startswith("grpo."):
+            raise SystemExit(f"grpo_learns.py: -S {setting!r}: give grpo.<key>=<value>")
+        found[key.removeprefix("grpo.")] = yaml.safe_load(value)
+    return found
+
+
+def grpo_params(params: dict, changes: dict[str, object]):
+    from kaser.predictor.grpo import GrpoParams
+
+    section = dict(params["grpo"])
+    unknown = set(changes) - set(section)
+    if unknown:
+        raise SystemExit(f"grpo_learns.py: not params.yaml grpo keys: {', '.join(sorted(unknown))}")
+    section.update(changes)
+    if isinstance(section.get("reward_weights"), list):
+        section["reward_weights"] = tuple(section["reward_weights"])
+    return GrpoParams(**section)
+
+
+# ------------------------------------------------------------------------------- the real setup
+
+def pipeline_inputs(dataset: str, params: dict):
+    """(base model folder, SFT adapter folder, dataset folder, split, fold) of the first run."""
+    split, fold = params["model"]["splits"][0], params["model"]["folds"][0]
+    base, folder = ROOT / "models" / "base", ROOT / "data" / dataset
+    adapter = ROOT / "models" / dataset / "sft" / f"{split}-{fold}"
+    needed = [base / "config.json", adapter / "adapter_config.json",
+              folder / "submission_errors.parquet", folder / "mastery.parquet"]
+    missing = [str(path.relative_to(ROOT)) for path in needed if not path.exists()]
+    if missing:
+        raise SystemExit(f"grpo_learns.py: {', '.join(missing)} not found; run "
+                         f"`dvc repro sft@{dataset}` first (or --smoke for a tiny random model)")
+    return base, adapter, folder, split, fold
+
+
+def labelled_pairs(folder: Path, split: str, fold: int, part: str) -> pl.DataFrame:
+    from kaser.data.contracts import read_dataset
+    from kaser.predictor.grpo import read_error_truth, with_correctness, with_errors
+    from kaser.predictor.prompt import read_pairs
+
+    submission_errors, problem_errors = read_error_truth(folder)
+    _, submissions = read_dataset(folder)
+    return with_errors(with_correctness(read_pairs(folder, split, fold, part), submissions),
+                       submission_errors, problem_errors)
+
+
+# ------------------------------------------------------------------------------- the smoke setup
+
+def smoke_inputs(work: Path):
+    """A tiny random model with a LoRA adapter as its "SFT adapter", and labelled toy pairs of a
+    small synthetic Python population (errors: the generator's true errors)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from peft import LoraConfig, get_peft_model
+    from tiny_lm import tiny_model_folder
+
+    from kaser.data.synth import generate
+    from kaser.predictor.base_model import load_model
+    from kaser.predictor.grpo import with_errors
+    from kaser.predictor.prompt import student_pairs
+
+    base = tiny_model_folder()
+    model, _ = load_model(base, dtype="float32", trainable=True)
+    get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+                                     task_type="CAUSAL_LM")).save_pretrained(work / "sft")
+    problems, submissions = generate("python", students=6, problems=3, seed=0)
+    mastery = submissions.select("student_id", "problem_id", pl.col("true_mastery").alias("mastery"))
+    errors = submissions.select("student_id", "problem_id", pl.col("true_errors").alias("errors"))
+    candidates = {p: sorted({e for labels in g["errors"] for e in labels})
+                  for (p,), g in errors.group_by("problem_id")}
+    pairs = with_errors(student_pairs(problems, submissions, mastery), errors, candidates)
+    pairs = pairs.join(submissions.select("student_id", "problem_id", "correct"),
+                       on=["student_id", "problem_id"])
+    students = sorted(pairs["student_id"].unique())
+    return (base, work / "sft", pairs.filter(pl.col("student_id").is_in(students[:4])),
+            pairs.filter(pl.col("student_id").is_in(students[4:])))
+
+
+def smoke_judge(problem_id, code, candidates):
+    """The smoke run's judge: every code clean (the wiring is under test, not the judge)."""
+    from kaser.errors.judge import Verdict
+    return Verdict(frozenset(), True, True, frozenset())
+
+
+# ------------------------------------------------------------------------------- measuring
+
+def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dtype: str) -> list[float]:
+    """Mean hybrid reward of `k` samples per probe pair, scored as GRPO scores a group."""
+    from kaser.predictor.base_model import load_tokenizer
+    from kaser.predictor.prompt import pair_messages
+    from kaser.predictor.rewards import diversity_reward, make_error_reward, similarity_reward
+    from kaser.predictor.sampling import GenerateParams, sample_completions
+
+    tokenizer = load_tokenizer(base)
+    prompts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+               for chat in pair_messages(probe)]
+    sampling = GenerateParams(backend="transformers", k=k, temperature=params.temperature,
+                              top_k=params.top_k, top_p=params.top_p,
+                              repetition_penalty=params.repetition_penalty,
+                              max_new_tokens=params.max_completion_length, batch_size=4,
+                              seed=params.seed)
+    samples = sample_completions(base, adapter, prompts, sampling, dtype)
+    error_reward = make_error_reward(judge)
+    weights = params.reward_weights
+    means = []
+    for row, own in zip(probe.iter_rows(named=True), samples):
+        n = len(own)
+        similarity = similarity_reward(own, code=[row["code"]] * n, language=[row["language"]] * n)
+        errors = error_reward(own, problem_id=[row["problem_id"]] * n, errors=[list(row["errors"])] * n,
+                              candidate_errors=[list(row["candidate_errors"])] * n,
+                              correct=[row.get("correct")] * n)
+        errors = [0.0 if text.truncated else value for text, value in zip(own, errors)]
+        diversity = diversity_reward(own, language=[row["language"]] * n, group_id=[0] * n)
+        totals = [weights[0] * s + weights[1] * e + weights[2] * d
+                  for s, e, d in zip(similarity, errors, diversity)]
+        means.append(sum(totals) / n)
+    return means
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", default="synthetic-python")
+    parser.add_argument("--pool", type=int, default=16, help="training pairs GRPO revisits")
+    parser.add_argument("--probe", type=int, default=12, help="held-out pairs scored before and after")
+    parser.add_argument("--probe-k", type=int, default=4, help="samples per probe pair")
+    parser.add_argument("--generations", type=int, default=24, help="generated batches GRPO trains on")
+    parser.add_argument("-S", dest="settings", action="append", default=[],
+                        help="grpo.<key>=<value> over params.yaml (repeatable)")
+    parser.add_argument("--out", default=None, help="write the figures as JSON here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny random model, toy data and judge, 2 generated batches (seconds)")
+    args = parser.parse_args(argv)
+
+    from kaser.errors.annotate import AnnotateParams
+    from kaser.errors.judge import JudgeParams, reward_judge
+    from kaser.evaluation.summary import slope_interval, t_interval
+    from kaser.predictor.grpo import resolve_completion_length, train_grpo
+    from kaser.predictor.sft import sample_pairs
+
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    grpo = grpo_params(params, overrides(args.settings))
+    work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))
+    start = time.perf_counter()
+    if args.smoke:
+        args.pool, args.probe, args.probe_k, args.generations = 4, 2, 2, 2
+        grpo = dataclasses.replace(grpo, max_completion_length=8, num_generations=2)
+        base, adapter, train, test = smoke_inputs(work)
+        dtype, judge_context = "float32", None
+        log("smoke run: tiny random model, every code judged clean; the figures mean nothing")
+    else:
+        base, adapter, folder, split, fold = pipeline_inputs(args.dataset, params)
+        train, test = (labelled_pairs(folder, split, fold, part) for part in ("train", "test"))
+        dtype = params["model"]["dtype"]
+        from kaser.data.contracts import read_dataset
+        grpo = resolve_completion_length(grpo, base, read_dataset(folder)[1])
+        judge_context = reward_judge(folder, JudgeParams(**params["judge"]),
+                                     AnnotateParams(**params["annotate"]).static_params())
+    pool = sample_pairs(train, args.pool, grpo.seed)
+    probe = sample_pairs(test, args.probe, grpo.seed + 1)
+    grpo = dataclasses.replace(grpo, max_pairs=None,
+                               epochs=args.generations * grpo.prompts_per_step / pool.height)
+    changed = {f.name: getattr(grpo, f.name) for f in dataclasses.fields(grpo)
+               if f.name in overrides(args.settings)}
+    log(f"dataset {'toy' if args.smoke else args.dataset}: pool {pool.height} training pairs, probe "
+        f"{probe.height} test pairs x {args.probe_k} samples, {args.generations} generated batches "
+        f"of {grpo.prompts_per_step} x {grpo.num_generations}, budget {grpo.max_completion_length} "
+        f"tokens; grpo over params.yaml: {changed or 'none'}")
+
+    judge = judge_context.__enter__() if judge_context is not None else smoke_judge
+    try:
+        before = probe_rewards(base, adapter, probe, grpo, args.probe_k, judge, dtype)
+        log(f"probe before: mean reward {sum(before) / len(before):.4f} ({time.perf_counter() - start:.0f} s)")
+        history = train_grpo(base, adapter, pool, grpo, work / "grpo", judge, dtype)
+        log(f"trained ({time.perf_counter() - start:.0f} s)")
+        after = probe_rewards(base, work / "grpo", probe, grpo, args.probe_k, judge, dtype)
+    finally:
+        if judge_context is not None:
+            judge_context.__exit__(None, None, None)
+
+    steps = [entry for entry in history if "reward" in entry]
+    rewards = [entry["reward"] for entry in steps]
+    spread = [entry["error_zero_spread_share"] for entry in history if "error_zero_spread_share" in entry]
+    slope = slope_interval(rewards)
+    gains = [a - b for a, b in zip(after, before)]
+    gain = sum(gains) / len(gains)
+    interval = t_interval(gains)
+    seconds = time.perf_counter() - start
+    if slope:
+        log(f"training reward per generated batch: slope {slope['slope']:+.5f}, 95% CI "
+            f"[{slope['interval'][0]:+.5f}, {slope['interval'][1]:+.5f}], n {slope['n']}")
+    if spread:
+        log(f"groups with no error-reward spread: {sum(spread) / len(spread):.2f} of a step on average")
+    log(f"probe after: mean reward {sum(after) / len(after):.4f}")
+    if interval:
+        log(f"paired gain on the probe set: {gain:+.4f}, 95% CI [{interval[0]:+.4f}, {interval[1]:+.4f}], "
+            f"n {len(gains)} pairs; learns: {'yes' if interval[0] > 0 else 'not shown'}")
+    log(f"{seconds / 60:.1f} min in all")
+    if args.out:
+        Path(args.out).write_text(json.dumps({
+            "settings": changed, "pool": pool.height, "probe": probe.height, "probe_k": args.probe_k,
+            "generations": args.generations, "budget": grpo.max_completion_length,
+            "rewards": rewards, "zero_spread": spread, "slope": slope, "before": before,
+            "after": after, "gain": gain, "gain_interval": interval, "seconds": seconds,
+            "smoke": args.smoke}, indent=1) + "\n")
+    log(f"reward_gain: {gain:.4f}")
+
+
+if __name__ == "__main__":
+    main()
