@@ -1,7 +1,7 @@
 """Does KASER's GRPO learn on this machine? Train from the Student SFT adapter on a fixed pool of
 training pairs and measure the reward, both during training and on held-out pairs.
 
-    python benchmarks/grpo_learns.py                      # after `dvc repro sft@synthetic-python`
+    python benchmarks/grpo_learns.py      # after `dvc repro sft@synthetic-python cluster@synthetic-python`
     python benchmarks/grpo_learns.py -S grpo.learning_rate=1e-4 -S grpo.num_iterations=2
     python benchmarks/grpo_learns.py --smoke              # seconds: tiny random model, toy judge
 
@@ -52,8 +52,19 @@ def overrides(settings: list[str]) -> dict[str, object]:
         key, sep, value = setting.partition("=")
         if not sep or not key.startswith("grpo."):
             raise SystemExit(f"grpo_learns.py: -S {setting!r}: give grpo.<key>=<value>")
-        found[key.removeprefix("grpo.")] = yaml.safe_load(value)
+        found[key.removeprefix("grpo.")] = yaml_value(value)
     return found
+
+
+def yaml_value(text: str):
+    """A -S value as DVC reads it (YAML 1.2, where 1e-4 is a number, not a string)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def grpo_params(params: dict, changes: dict[str, object]):
@@ -81,7 +92,7 @@ def pipeline_inputs(dataset: str, params: dict):
     missing = [str(path.relative_to(ROOT)) for path in needed if not path.exists()]
     if missing:
         raise SystemExit(f"grpo_learns.py: {', '.join(missing)} not found; run "
-                         f"`dvc repro sft@{dataset}` first (or --smoke for a tiny random model)")
+                         f"`dvc repro sft@{dataset} cluster@{dataset}` first (or --smoke: a tiny random model)")
     return base, adapter, folder, split, fold
 
 
