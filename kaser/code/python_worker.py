@@ -23,7 +23,8 @@ as fd 3 and nothing else: the worker's result stream, the job and every other de
 before student code runs, and the worker is not dumpable, so no child can ptrace it or read its
 memory. The worker passes on only a child's record for the step its program is on (its compile
 result, its load, its next case), under the program's own index, so a program can forge only its
-own verdict. A step's `timeout` is CPU time (an interval timer on the child's user + system time),
+own verdict; its texts cut at `output_chars`, and a record with a nested field, or nested too
+deeply to read, is the step's "invalid" verdict (kaser.code.sandbox checks the rest). A step's `timeout` is CPU time (an interval timer on the child's user + system time),
 so a program that a busy machine keeps off the CPU is not taken for a hang; a child without a new
 record for 2 x `timeout` + 2 seconds of wall-clock time (one that waits: a sleep, a swallowed
 timeout) is killed and its step gets "timeout", whatever it writes. After each program the worker
@@ -261,8 +262,14 @@ def _death(status, killed):
     return {"status": "exit", "detail": f"process exited with status {os.waitstatus_to_exitcode(status)}"}
 
 
-def _accept(record, step):
-    """The fields of a child's record that may stand for `step`, or None when it is not the next one."""
+def _accept(record, step, output_chars):
+    """The fields of a child's record that may stand for `step`, or None when it is not the next one.
+
+    Texts are cut at `output_chars` (a program's own record gets the cap its printed output
+    gets); a field holding a list or an object, where the worker writes none, makes the record
+    the step's "invalid" verdict, so nothing nested travels on. The supervisor checks the rest
+    (kaser.code.sandbox._case).
+    """
     if not isinstance(record, dict):
         return None
     if step == "compile":
@@ -275,7 +282,22 @@ def _accept(record, step):
         keep = ("c", "status", "actual", "exception", "detail", "output")
         if record.get("c") != step or isinstance(record.get("c"), bool):
             return None
-    return {key: record[key] for key in keep if key in record}
+    accepted = {key: record[key] for key in keep if key in record}
+    if step == "compile":
+        return accepted
+    nested = [key for key, value in accepted.items() if isinstance(value, (list, dict))]
+    if nested:
+        return _unreadable(step, f"its {nested[0]} is a {type(accepted[nested[0]]).__name__}")
+    for key in ("detail", "output"):
+        if isinstance(accepted.get(key), str):
+            accepted[key] = accepted[key][:output_chars]
+    return accepted
+
+
+def _unreadable(step, why):
+    """The "invalid" verdict for `step` (load or a case) of a program whose record could not stand."""
+    record = {"status": "invalid", "detail": f"invalid output: the program's own record: {why}"}
+    return {"loaded": False, **record} if step == "load" else {"c": step, **record}
 
 
 def _clean_up(pid_one):
@@ -327,9 +349,11 @@ def _run_forked(emit, job, spec, work):
             pending = lines.pop()[: 1 << 22]
             for line in lines:
                 try:
-                    record = _accept(json.loads(line), step)
+                    record = _accept(json.loads(line), step, job["output_chars"])
                 except ValueError:
                     continue
+                except RecursionError:   # a record nested deeper than the parser goes
+                    record = None if step == "compile" else _unreadable(step, "nested too deeply to read")
                 if record is None:
                     continue
                 emit({"p": index, **record})
