@@ -46,6 +46,7 @@ ESCAPE = """
         if isinstance(o, set) and ("os.system" in o or "os.remove" in o):
             o.clear()
     __main__._inside = lambda path, root: True
+    __main__._named_path = lambda arg, folder_fd: "/"
 """
 
 

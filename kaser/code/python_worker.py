@@ -35,7 +35,8 @@ next program finds nothing of it; unjailed, it deletes the program's own working
 
 Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
-writes and deletions outside its working folder, and reads of /proc, /sys and of any directory
+writes, deletions, new folders and mode changes outside its working folder (a path argument is
+taken relative to its dir_fd where one is given; an int mode is no path), and reads of /proc, /sys and of any directory
 or file outside that folder and the Python installation; sys.setrecursionlimit is capped at
 20,000, since unwinding millions of frames takes longer than any time limit (a runaway recursion
 then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
@@ -96,6 +97,29 @@ def _inside(path, root):
     return path == root or path.startswith(root + os.sep)
 
 
+def _descriptor_path(fd):
+    """The path an open descriptor stands for (its /proc/self/fd link), or None."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _named_path(arg, folder_fd):
+    """The real path a path argument of an audit event names: a path, relative to `folder_fd`
+    where that is a descriptor (not None or -1), or a descriptor itself; None when unknown."""
+    if isinstance(arg, bool):
+        return None
+    if isinstance(arg, int):
+        arg = _descriptor_path(arg)
+    elif not isinstance(arg, (str, bytes, os.PathLike)):
+        return None
+    elif isinstance(folder_fd, int) and folder_fd != -1 and not os.path.isabs(os.fsdecode(arg)):
+        base = _descriptor_path(folder_fd)
+        arg = None if base is None else os.path.join(base, os.fsdecode(arg))
+    return None if arg is None else os.path.realpath(os.fsdecode(arg))
+
+
 def _install_guard(work):
     """Audit hook that refuses what student code never needs (see the module docstring)."""
     readable = tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
@@ -108,9 +132,13 @@ def _install_guard(work):
         "_thread.start_new_thread", "resource.setrlimit", "resource.prlimit",
         "os.chdir", "os.chroot", "os.setxattr", "os.removexattr", "mmap.__new__",
     }
+    # event -> (position of a path argument, position of the descriptor it is relative to or None),
+    # as CPython's audit events pass them: os.mkdir is (path, mode, dir_fd), dir_fd -1 when unset
     path_events = {
-        "os.remove", "os.rmdir", "os.rename", "shutil.rmtree", "shutil.move", "os.mkdir",
-        "os.chmod", "os.chown", "os.link", "os.symlink", "os.truncate", "os.utime", "os.chflags",
+        "os.remove": ((0, 1),), "os.rmdir": ((0, 1),), "os.mkdir": ((0, 2),), "os.chmod": ((0, 2),),
+        "os.chown": ((0, 3),), "os.utime": ((0, 3),), "os.truncate": ((0, None),), "os.chflags": ((0, None),),
+        "os.rename": ((0, 2), (1, 3)), "os.link": ((0, 2), (1, 3)), "os.symlink": ((0, 2), (1, 2)),
+        "shutil.rmtree": ((0, 1),), "shutil.move": ((0, None), (1, None)),
     }
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
@@ -121,11 +149,11 @@ def _install_guard(work):
         if event in denied:
             refuse(event)
         if event in path_events:
-            for arg in args:
-                if isinstance(arg, int) and not isinstance(arg, bool):
-                    refuse(event, " with a directory descriptor")
-                if isinstance(arg, (str, bytes, os.PathLike)):
-                    if not _inside(os.path.realpath(os.fsdecode(arg)), work):
+            for position, fd_position in path_events[event]:
+                if position < len(args):
+                    folder_fd = args[fd_position] if fd_position is not None and fd_position < len(args) else None
+                    path = _named_path(args[position], folder_fd)
+                    if path is None or not _inside(path, work):
                         refuse(event, " outside the working directory")
         elif event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
             path, mode, flags = os.path.realpath(os.fsdecode(args[0])), args[1], args[2] or 0
