@@ -211,6 +211,27 @@ ATTACKS = [
         open(note, "w").write(me)
     return a + b
 """, copies=2),
+    py("shapes_the_next_programs_folder", """
+    import os
+    parent = os.path.dirname(os.getcwd())
+    for n in range(-2, 12):   # the folders the next programs would get, non-empty and mode 000
+        folder = os.path.join(parent, "p%d" % n)
+        try:
+            os.makedirs(os.path.join(folder, "inner"), exist_ok=True)
+            open(os.path.join(folder, "inner", "note"), "w").close()
+            os.chmod(os.path.join(folder, "inner"), 0)
+            os.chmod(folder, 0)
+        except OSError:
+            pass
+    return a + b
+"""),
+    py("leaves_a_folder_tree_deeper_than_a_recursion_goes", """
+    import os
+    for _ in range(3000):
+        os.mkdir("d")
+        os.chdir("d")
+    return a + b
+"""),
     py("blocks_the_timer_and_writes", """
     import os, signal, time
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
