@@ -6,8 +6,8 @@ Plain Python (no pytest), so tests/test_sandbox_attacks.py can run the suite as 
     PYTHONPATH=. python tests/sandbox_attacks.py [NAME ...]     # one JSON line per attack
 
 Every attack runs as `add(a, b)` between a right and a wrong answer (the neighbours). It returns
-a + b when it found nothing and "LEAK: <evidence>" when it got something out, so a contained attack
-mostly passes its own cases. Beside its statuses each line reports the canaries:
+a + b when it found nothing and "LEAK: <evidence>" (Java: -999) when it got something out, so a
+contained attack mostly passes its own cases. Beside its statuses each line reports the canaries:
 - neighbours_ok: the right answer passed and the wrong one failed (no forged neighbour verdict);
 - leaked: the secret file's text or the parent's OPENAI_API_KEY appears in any result, or an
   attack said "LEAK";
@@ -48,6 +48,15 @@ ESCAPE = """
     __main__._inside = lambda path, root: True
     __main__._named_path = lambda arg, folder_fd: "/"
 """
+
+
+# Java: -999 when a note from an earlier program is in the working folder, else leave one
+JAVA_NOTE = """
+        java.nio.file.Path note = java.nio.file.Paths.get("note.txt");
+        String me = String.valueOf(System.identityHashCode(getClass()));
+        if (java.nio.file.Files.exists(note) && !new String(java.nio.file.Files.readAllBytes(note)).equals(me))
+            return -999;
+        java.nio.file.Files.write(note, me.getBytes());"""
 
 
 @dataclass(frozen=True)
@@ -326,12 +335,12 @@ ATTACKS = [
         return a + b;"""),
     java("stalls_printing_forever", """
         while (true) { System.out.print("x"); Thread.sleep(100); }"""),
-    java("leaves_a_file_for_the_next_program", """
-        java.nio.file.Path note = java.nio.file.Paths.get("note.txt");
-        String me = String.valueOf(System.identityHashCode(getClass()));
-        if (java.nio.file.Files.exists(note) && !new String(java.nio.file.Files.readAllBytes(note)).equals(me))
-            return -999;
-        java.nio.file.Files.write(note, me.getBytes());
+    java("leaves_a_locked_folder_and_a_file_for_the_next_program", JAVA_NOTE + """
+        java.io.File locked = new java.io.File("locked");
+        new java.io.File(locked, "inner").mkdirs();
+        locked.setReadable(false, false); locked.setWritable(false, false); locked.setExecutable(false, false);
+        return a + b;""", copies=2),
+    java("leaves_a_file_for_the_next_program", JAVA_NOTE + """
         return a + b;""", copies=2),
 ]
 
@@ -409,7 +418,8 @@ def run_attack(attack: Attack, limits: Limits = LIMITS) -> dict:
     report.update(
         neighbours_ok=[c.status for c in first.cases] == ["pass"] * 2 and [c.status for c in last.cases] == ["fail"] * 2,
         statuses=[c.status for r in hostile for c in r.cases], compiled=hostile[0].compiled,
-        leaked=token in text or key in text or "LEAK" in text, wrote_outside=written, process_left=left,
+        leaked=token in text or key in text or "LEAK" in text or '"actual": "-999"' in text,
+        wrote_outside=written, process_left=left,
         connected=connected, seconds=round(seconds, 2))
     return report
 
