@@ -110,3 +110,12 @@ def test_invalid_own_load_record_blames_every_case():
             " + '\\n').encode())\ndef add(a, b):\n    return a + b\n")
     result = run_beside("python", code, limits=ONE_WORKER)
     assert [c.status for c in result.cases] == ["invalid"] * 2, result.cases
+
+
+@pytest.mark.java
+@needs_jdk
+def test_java_exception_of_an_anonymous_class_is_an_exception_not_invalid():
+    # getSimpleName() of an anonymous class is "": no type name, but a real exception
+    code = "public int add(int a, int b) {\n    throw new RuntimeException(\"boom\") { };\n}"
+    result = run_beside("java", code, limits=ONE_WORKER)
+    assert [(c.status, c.exception) for c in result.cases] == [("exception", None)] * 2

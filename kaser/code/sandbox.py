@@ -165,7 +165,7 @@ def _schema_problem(record: dict, limits: Limits) -> str | None:
         shown = repr(status[:40]) if isinstance(status, str) else f"a {type(status).__name__}"
         return f"status {shown} is not one of {', '.join(RECORD_STATUSES)}"
     exception = record.get("exception")
-    if exception is not None and not (isinstance(exception, str) and 0 < len(exception) <= MAX_EXCEPTION_CHARS):
+    if exception is not None and not (isinstance(exception, str) and len(exception) <= MAX_EXCEPTION_CHARS):
         return f"exception is not a type name of at most {MAX_EXCEPTION_CHARS} characters"
     for name in ("detail", "output"):
         if not isinstance(record.get(name) or "", str):
@@ -188,7 +188,7 @@ def _case(record: dict, expected: Any, limits: Limits) -> CaseResult:
     if problem is not None:
         return _invalid(problem)
     status, actual, cap = record["status"], record.get("actual"), limits.output_chars
-    extra = {"exception": None if record.get("exception") is None else _text(record["exception"], cap),
+    extra = {"exception": _text(record.get("exception") or "", cap) or None,   # Java's anonymous classes: ""
              "detail": _text(record.get("detail") or "", cap), "output": _text(record.get("output") or "", cap)}
     if status == "invalid":
         return CaseResult("invalid", detail=extra["detail"])
