@@ -13,10 +13,13 @@ import re
 import threading
 import time
 from collections import Counter
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 SECRET = "sk-test-DO-NOT-STORE-5f2c9a"
+TRICKLE_BYTES, TRICKLE_EVERY_S = 16, 0.5   # TRICKLE_BODY: an answer whose body takes 8 s to arrive
+RETRY_AFTER_S = 3                          # RATE_LIMIT_DATE_ONCE: a 429 with Retry-After as an HTTP date
 KEY_ENV = "KASER_TEST_LLM_KEY"
 TOKENS_IN, TOKENS_OUT = 1000, 500  # usage the fake server reports for every answer
 
@@ -79,7 +82,7 @@ class FakeOpenAI:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.requests: list[dict] = []       # {"prompt", "auth", "body", "status"}
+        self.requests: list[dict] = []       # {"prompt", "auth", "body", "status", "at" (monotonic s)}
         self.seen: Counter = Counter()       # user message -> times asked
         self.answered = 0                    # 200 answers so far
         self.refuse_after: int | None = None  # answer 401 once this many were answered
@@ -109,13 +112,23 @@ class FakeOpenAI:
                     fake.in_flight -= 1
                 content_type, data = (payload if isinstance(payload, tuple)
                                       else ("application/json", json.dumps(payload).encode()))
+                user = body["messages"][-1]["content"]
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
-                if status == 429:
-                    self.send_header("Retry-After", "0")
+                if status == 429:   # seconds, or an HTTP date RETRY_AFTER_S from now
+                    self.send_header("Retry-After", formatdate(time.time() + RETRY_AFTER_S, usegmt=True)
+                                     if "RATE_LIMIT_DATE_ONCE" in user else "0")
                 self.end_headers()
-                self.wfile.write(data)
+                trickled = TRICKLE_BYTES if "TRICKLE_BODY" in user else 0
+                try:
+                    for byte in range(trickled):    # the body's first bytes one at a time, then the rest
+                        self.wfile.write(data[byte:byte + 1])
+                        self.wfile.flush()
+                        time.sleep(TRICKLE_EVERY_S)
+                    self.wfile.write(data[trickled:])
+                except OSError:    # the client gave up on the answer
+                    self.close_connection = True
 
             def log_message(self, *args):
                 pass
@@ -133,12 +146,13 @@ class FakeOpenAI:
             times = self.seen[user]
             refuse = self.refuse_after is not None and self.answered >= self.refuse_after
             status = (404 if path != "/v1/chat/completions" else 401 if refuse
-                      else 429 if "RATE_LIMIT_ONCE" in user and times == 1
+                      else 429 if ("RATE_LIMIT_ONCE" in user or "RATE_LIMIT_DATE_ONCE" in user) and times == 1
                       else 500 if "SERVER_ERROR_ONCE" in user and times == 1
                       else 503 if "SERVER_DOWN" in user
                       else 400 if "BAD_REQUEST" in user else 200)
             self.answered += status == 200
-            self.requests.append({"prompt": user, "auth": auth, "body": body, "status": status})
+            self.requests.append({"prompt": user, "auth": auth, "body": body, "status": status,
+                                  "at": time.monotonic()})
         if status != 200:
             return status, {"error": {"message": f"scripted {status}", "type": "test"}}
         marker = self.answer_with or next((m for m in MALFORMED if m in user), None)

@@ -6,8 +6,8 @@ Plain Python (no pytest), so tests/test_sandbox_attacks.py can run the suite as 
     PYTHONPATH=. python tests/sandbox_attacks.py [NAME ...]     # one JSON line per attack
 
 Every attack runs as `add(a, b)` between a right and a wrong answer (the neighbours). It returns
-a + b when it found nothing and "LEAK: <evidence>" when it got something out, so a contained attack
-mostly passes its own cases. Beside its statuses each line reports the canaries:
+a + b when it found nothing and "LEAK: <evidence>" (Java: -999) when it got something out, so a
+contained attack mostly passes its own cases. Beside its statuses each line reports the canaries:
 - neighbours_ok: the right answer passed and the wrong one failed (no forged neighbour verdict);
 - leaked: the secret file's text or the parent's OPENAI_API_KEY appears in any result, or an
   attack said "LEAK";
@@ -46,7 +46,17 @@ ESCAPE = """
         if isinstance(o, set) and ("os.system" in o or "os.remove" in o):
             o.clear()
     __main__._inside = lambda path, root: True
+    __main__._named_path = lambda arg, folder_fd: "/"
 """
+
+
+# Java: -999 when a note from an earlier program is in the working folder, else leave one
+JAVA_NOTE = """
+        java.nio.file.Path note = java.nio.file.Paths.get("note.txt");
+        String me = String.valueOf(System.identityHashCode(getClass()));
+        if (java.nio.file.Files.exists(note) && !new String(java.nio.file.Files.readAllBytes(note)).equals(me))
+            return -999;
+        java.nio.file.Files.write(note, me.getBytes());"""
 
 
 @dataclass(frozen=True)
@@ -210,6 +220,27 @@ ATTACKS = [
         open(note, "w").write(me)
     return a + b
 """, copies=2),
+    py("shapes_the_next_programs_folder", """
+    import os
+    parent = os.path.dirname(os.getcwd())
+    for n in range(-2, 12):   # the folders the next programs would get, non-empty and mode 000
+        folder = os.path.join(parent, "p%d" % n)
+        try:
+            os.makedirs(os.path.join(folder, "inner"), exist_ok=True)
+            open(os.path.join(folder, "inner", "note"), "w").close()
+            os.chmod(os.path.join(folder, "inner"), 0)
+            os.chmod(folder, 0)
+        except OSError:
+            pass
+    return a + b
+"""),
+    py("leaves_a_folder_tree_deeper_than_a_recursion_goes", """
+    import os
+    for _ in range(3000):
+        os.mkdir("d")
+        os.chdir("d")
+    return a + b
+"""),
     py("blocks_the_timer_and_writes", """
     import os, signal, time
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
@@ -304,12 +335,12 @@ ATTACKS = [
         return a + b;"""),
     java("stalls_printing_forever", """
         while (true) { System.out.print("x"); Thread.sleep(100); }"""),
-    java("leaves_a_file_for_the_next_program", """
-        java.nio.file.Path note = java.nio.file.Paths.get("note.txt");
-        String me = String.valueOf(System.identityHashCode(getClass()));
-        if (java.nio.file.Files.exists(note) && !new String(java.nio.file.Files.readAllBytes(note)).equals(me))
-            return -999;
-        java.nio.file.Files.write(note, me.getBytes());
+    java("leaves_a_locked_folder_and_a_file_for_the_next_program", JAVA_NOTE + """
+        java.io.File locked = new java.io.File("locked");
+        new java.io.File(locked, "inner").mkdirs();
+        locked.setReadable(false, false); locked.setWritable(false, false); locked.setExecutable(false, false);
+        return a + b;""", copies=2),
+    java("leaves_a_file_for_the_next_program", JAVA_NOTE + """
         return a + b;""", copies=2),
 ]
 
@@ -387,7 +418,8 @@ def run_attack(attack: Attack, limits: Limits = LIMITS) -> dict:
     report.update(
         neighbours_ok=[c.status for c in first.cases] == ["pass"] * 2 and [c.status for c in last.cases] == ["fail"] * 2,
         statuses=[c.status for r in hostile for c in r.cases], compiled=hostile[0].compiled,
-        leaked=token in text or key in text or "LEAK" in text, wrote_outside=written, process_left=left,
+        leaked=token in text or key in text or "LEAK" in text or '"actual": "-999"' in text,
+        wrote_outside=written, process_left=left,
         connected=connected, seconds=round(seconds, 2))
     return report
 

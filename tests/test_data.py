@@ -221,6 +221,16 @@ CODEWORKOUT_ERRORS = [
     ("duplicate problem", lambda r: write_csv(
         r / "problems.csv", ["AssignmentID", "ProblemID", "Requirement", *CODEWORKOUT_CONCEPTS],
         problem_rows() + problem_rows()[:1]), r"problems.csv: column ProblemID, row 5: duplicate"),
+    # an Order that cannot place an attempt: NaN, infinite, empty, or twice for one student and problem
+    ("Order NaN", lambda r: write_csv(r / "Data" / "MainTable.csv", MAIN_COLUMNS, edit_event(0, "Order", "nan")),
+     r"MainTable.csv: column Order, row 1: Order is empty, NaN or infinite"),
+    ("Order infinite", lambda r: write_csv(r / "Data" / "MainTable.csv", MAIN_COLUMNS,
+                                           edit_event(1, "Order", "-inf")),
+     r"MainTable.csv: column Order, row 2: Order is empty, NaN or infinite"),
+    ("Order empty", lambda r: write_csv(r / "Data" / "MainTable.csv", MAIN_COLUMNS, edit_event(3, "Order", "")),
+     r"MainTable.csv: column Order, row 4: Order is empty, NaN or infinite"),
+    ("Order twice", lambda r: write_csv(r / "Data" / "MainTable.csv", MAIN_COLUMNS, edit_event(1, "Order", "1")),
+     r"MainTable.csv: column Order, row 4: Order 1 again for student '101' on problem '2' \(first at row 2\)"),
     ("no Order, no timestamp", lambda r: write_csv(
         r / "Data" / "MainTable.csv", MAIN_COLUMNS[1:3] + MAIN_COLUMNS[4:],
         [row[1:3] + row[4:] for row in main_rows()]),
@@ -539,6 +549,14 @@ STRICT_ERRORS = [
         cw_file(r, "codes"), b"c3,public int g(int a) { return a }", b'c3,"public int g(int a) {')),
      r"CodeStates.csv: row 3: unbalanced quotes: text follows a closing quote .*the record "
      r"starts on line 8 of the file"),
+    ("lone CR line ends", ("codeworkout", lambda r: cw_file(r, "main").write_bytes(
+        cw_file(r, "main").read_bytes().replace(b"\r\n", b"\r"))),
+     r"MainTable.csv: line 1 of the file ends in a lone CR \(old Mac line ends\).*save the file with LF "
+     r"or CRLF line ends"),
+    ("lone CR line ends after the header", ("falconcode", lambda r: patch_bytes(
+        r / "falconcode_v1_table_runs.csv", b"s2,3,sum_two,h5,0,2021-09-02 12:00:00\r\n",
+        b"s2,3,sum_two,h5,0,2021-09-02 12:00:00\r")),
+     r"table_runs.csv: row 5: line 6 of the file ends in a lone CR"),
     ("text after a closing quote", ("falconcode", lambda r: patch_bytes(
         r / "falconcode_v1_table_runs.csv", b"s2,3,sum_two,h5", b's2,"3"x,sum_two,h5')),
      r"table_runs.csv: row 5: unbalanced quotes: text follows a closing quote \(a quote inside a "
@@ -574,6 +592,9 @@ def test_strict_csv_accepts_what_releases_hold(tmp_path):
     # names and a blank last line pass, with the header cleaned as ingestion uses it
     path = tmp_path / "x.csv"
     path.write_bytes(b'\xef\xbb\xbfid , code\r\n1,"a\r\n""b"",\xc3\xa9"\r\n\r\n')
+    assert check_csv(path) == ["id", "code"]
+    # a lone CR inside a quoted cell (CodeWorkout code holds them) is no line end
+    path.write_bytes(b'id,code\n1,"a\rb ""c\r"""\n2,x\n')
     assert check_csv(path) == ["id", "code"]
 
 

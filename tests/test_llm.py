@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -26,7 +31,7 @@ from kaser.errors.llm_prompts import (cluster_summary_messages, error_labelling_
                                parse_error_labels, parse_judge)
 from kaser.errors.llm_tasks import (LLM_ANNOTATION_SCHEMA, annotate_llm, judge_llm,
                                    summarise_cluster_llm)
-from fake_openai import KEY_ENV, MALFORMED, SECRET
+from fake_openai import KEY_ENV, MALFORMED, RETRY_AFTER_S, SECRET
 
 
 def dataset(codes: list[str], language: str = "java", correct: list[bool] | None = None):
@@ -170,6 +175,48 @@ def test_an_interrupted_batch_starts_no_retry(make_client, server):
     assert time.monotonic() - start < 10
     assert reply.failure == "stopped (interrupted) while retrying after InternalServerError"
     assert [r["status"] for r in server.requests] == [503]
+
+
+def test_timeout_bounds_the_whole_request_body_included(make_client, server):
+    # the body's first 16 bytes come one every 0.5 s: no single read waits 2 s, the whole takes 8 s
+    client = make_client(timeout_s=2.0, max_retries=0)
+    start = time.monotonic()
+    reply = client.ask(error_labelling_request("P", "java", "TRICKLE_BODY"))
+    assert time.monotonic() - start < 3.0
+    assert reply.failure == "TimeoutError after 1 tries"
+
+
+def test_retry_after_given_as_an_http_date_is_honoured(make_client, server):
+    reply = make_client().ask(error_labelling_request("P", "java", "RATE_LIMIT_DATE_ONCE"))
+    assert reply.ok and [r["status"] for r in server.requests] == [429, 200]
+    waited = server.requests[1]["at"] - server.requests[0]["at"]
+    assert RETRY_AFTER_S - 1.2 <= waited <= RETRY_AFTER_S + 1.0   # an HTTP date counts whole seconds
+
+
+INTERRUPTED_RUN = """
+import sys
+from kaser.errors.llm_prompts import error_labelling_request
+from kaser.llm import ChatClient, LLMParams
+cfg = LLMParams(base_url=sys.argv[1], api_key_env=sys.argv[2], timeout_s=60.0, max_retries=0)
+with ChatClient(cfg, sys.argv[3], progress=False) as client:
+    client.ask_many([error_labelling_request("P", "java", "TRICKLE_BODY")], desc=None)
+"""
+
+
+def test_ctrl_c_while_an_answer_trickles_in_exits_within_a_second(server, tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, server.url, KEY_ENV, str(tmp_path / "c.sqlite")],
+                           env={**os.environ, KEY_ENV: SECRET, "PYTHONPATH": str(root)},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while server.received == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)   # the answer is on its way
+    run.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    _, err = run.communicate(timeout=30)
+    assert time.monotonic() - start < 1.0, err[-2000:]
+    assert run.returncode != 0 and "KeyboardInterrupt" in err
 
 
 def test_rejected_prompt_is_a_failure_not_a_crash(make_client, server):

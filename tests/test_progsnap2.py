@@ -203,6 +203,15 @@ def _rewrite(path: Path, column: str, row: int, value: str) -> None:
     # an empty student id
     (assignment_dialect, lambda r: _rewrite(r / "MainTable.csv", "SubjectID", 2, ""),
      "MainTable.csv: column SubjectID, row 2: empty SubjectID"),
+    # an Order that cannot place an attempt: NaN, infinite, empty, or twice for one student and problem
+    (score_dialect, lambda r: _rewrite(r / "Data" / "MainTable.csv", "Order", 1, "NaN"),
+     "MainTable.csv: column Order, row 1: Order is empty, NaN or infinite"),
+    (score_dialect, lambda r: _rewrite(r / "Data" / "MainTable.csv", "Order", 2, "inf"),
+     "MainTable.csv: column Order, row 2: Order is empty, NaN or infinite"),
+    (score_dialect, lambda r: _rewrite(r / "Data" / "MainTable.csv", "Order", 4, ""),
+     "MainTable.csv: column Order, row 4: Order is empty, NaN or infinite"),
+    (score_dialect, lambda r: _rewrite(r / "Data" / "MainTable.csv", "Order", 1, "1"),
+     "MainTable.csv: column Order, row 2: Order 1 again for student 's1' on problem '1' (first at row 1)"),
     # no code table at all
     (assignment_dialect, lambda r: (r / "CodeStates" / "CodeStates.csv").unlink(),
      "no code-state table beside MainTable.csv"),

@@ -127,6 +127,18 @@ def test_python_cannot_delete_a_file_outside_its_folder(tmp_path):
     assert canary.read_text() == "alive"
 
 
+def test_python_may_make_and_change_folders_in_its_own_folder_only():
+    # mode and dir_fd arguments are ints: neither is taken for a descriptor of a folder elsewhere
+    code = ("import os, shutil\ndef add(a, b):\n    os.mkdir('sub', 0o755)\n    os.makedirs('sub/deep/er')\n"
+            "    os.chmod('sub', 0o700)\n    open('sub/x', 'w').write('1')\n    os.rename('sub/x', 'sub/y')\n"
+            "    os.remove('sub/y')\n    shutil.rmtree('sub')\n    refused = 0\n"
+            "    for call in (lambda: os.mkdir('../elsewhere'), lambda: os.chmod('..', 0o777),\n"
+            "                 lambda: os.mkdir('/usr/x', 0o700), lambda: os.chmod('/usr', 0o700)):\n"
+            "        try:\n            call()\n        except PermissionError:\n            refused += 1\n"
+            "    return a + b if refused == 4 else -refused\n")
+    assert [(c.status, c.detail) for c in run_beside("python", code).cases] == [("pass", "")] * 2
+
+
 def test_python_exit_is_reported_as_exit():
     code = "import os, sys\ndef add(a, b):\n    if a == 1:\n        sys.exit(3)\n    os._exit(4)\n"
     result = run_beside("python", code)

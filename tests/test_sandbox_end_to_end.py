@@ -2,7 +2,9 @@
 
 The hostile program forges result records for every program index and case, patches the modules
 its neighbours would share, tries to kill its worker and everything else it can signal, and (Java)
-reaches for the harness's result stream by reflection and through /proc/self/fd/1.
+reaches for the harness's result stream by reflection and through /proc/self/fd/1. Submissions
+whose result records hold what the supervisor must survive (a lone surrogate, an exception that is
+no type name, a 5,000-deep returned value, megabytes of output) each get a row of their own too.
 """
 
 from __future__ import annotations
@@ -71,17 +73,47 @@ JAVA_BODY = """
 }"""
 
 
-def hostile_row(submissions: pl.DataFrame, language: str) -> pl.DataFrame:
+# Python bodies whose result records the supervisor must survive (tests/test_sandbox_records.py)
+RECORD_BODIES = {
+    "lone-surrogate": """
+    raise ValueError("bad \\ud800")
+""",
+    "exception-not-a-name": """
+    import os, json
+    for c in range(50):
+        os.write(3, (json.dumps({"c": c, "status": "exception", "exception": 5}) + "\\n").encode())
+    return None
+""",
+    "deeply-nested-return": """
+    import sys
+    sys.setrecursionlimit(20000)
+    value = None
+    for _ in range(5000):
+        value = [value]
+    return value
+""",
+    "megabytes-of-output": """
+    import os, json
+    for c in range(50):
+        os.write(3, (json.dumps({"c": c, "status": "exception", "exception": "ValueError",
+                                 "output": "o" * (3 << 20), "detail": "d" * (600 << 10)}) + "\\n").encode())
+    return None
+""",
+}
+
+
+def hostile_row(submissions: pl.DataFrame, language: str, body: str | None = None,
+                student: str = "hostile") -> pl.DataFrame:
     """A submission to the first problem whose body is the attack, under the problem's own signature."""
     model = submissions.row(0, named=True)
     code = model["code"]
     if language == "python":
         header = next(line for line in code.splitlines() if line.startswith("def "))
-        hostile = header + "\n" + PYTHON_BODY
+        hostile = header + "\n" + (body or PYTHON_BODY)
     else:
         header = re.match(r"[^{]*\{", code).group(0)
         hostile = header + JAVA_BODY
-    return pl.DataFrame([{**model, "student_id": "hostile", "step": 0, "code": hostile, "score": 0.0,
+    return pl.DataFrame([{**model, "student_id": student, "step": 0, "code": hostile, "score": 0.0,
                           "correct": False, "true_errors": []}], schema=submissions.schema)
 
 
@@ -106,3 +138,16 @@ def test_one_hostile_submission_changes_no_other_label(language, tmp_path):
     others = after.filter(pl.col("student_id") != "hostile")
     assert others.equals(before)   # same rows in the same order (the hostile one came last)
     assert before.height >= 40
+
+
+def test_submissions_with_hostile_records_get_their_own_rows_and_change_no_other(tmp_path):
+    problems, submissions = generate("python", students=12, problems=4, seed=4)
+    clean, dirty = tmp_path / "clean", tmp_path / "dirty"
+    write_dataset(clean, problems, submissions)
+    hostile = [hostile_row(submissions, "python", body, f"hostile-{kind}") for kind, body in RECORD_BODIES.items()]
+    write_dataset(dirty, problems, pl.concat([submissions, *hostile]))
+    before = annotate(clean, tmp_path)
+    after = annotate(dirty, tmp_path)
+    assert sorted(after.filter(pl.col("student_id").str.starts_with("hostile"))["student_id"]) == \
+        sorted(f"hostile-{kind}" for kind in RECORD_BODIES)
+    assert after.filter(~pl.col("student_id").str.starts_with("hostile")).equals(before)

@@ -190,7 +190,10 @@ public final class KaserHarness {
         CAPTURE.take();
         emit("{\"ready\":true,\"guarded\":" + guarded + "}");
         for (int i = 0; i < programs.size(); i++) {
-            if (wipeWork) wipe(Paths.get(WORK));  // nothing a previous program wrote is left for this one
+            if (wipeWork && !wipe(Paths.get(WORK))) {  // nothing a previous program wrote is left for this one,
+                emit("{\"restart\":true}");          // or a fresh JVM in a fresh jail runs the rest
+                Runtime.getRuntime().halt(0);
+            }
             String index = programs.get(i)[0], entry = programs.get(i)[2];
             Class<?> k = null;
             String problem = null;
@@ -217,10 +220,27 @@ public final class KaserHarness {
         Runtime.getRuntime().halt(0);
     }
 
-    static void wipe(Path work) {
-        try (java.util.stream.Stream<Path> paths = Files.walk(work)) {
-            paths.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(work)).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) { }
+    /** Empty `work` whatever modes a program left there (each folder is made accessible before it
+     *  is listed), without recursion; false when anything is left. */
+    static boolean wipe(Path work) {
+        File top = work.toFile();
+        ArrayDeque<File> todo = new ArrayDeque<>();
+        ArrayList<File> folders = new ArrayList<>();  // parents before their children
+        todo.push(top);
+        while (!todo.isEmpty()) {
+            File folder = todo.pop();
+            if (folder != top) { folder.setReadable(true, true); folder.setWritable(true, true); folder.setExecutable(true, true); }
+            File[] entries = folder.listFiles();
+            if (entries == null) continue;
+            folders.add(folder);
+            for (File entry : entries) {
+                if (Files.isDirectory(entry.toPath(), LinkOption.NOFOLLOW_LINKS)) todo.push(entry);
+                else entry.delete();
+            }
+        }
+        for (int i = folders.size() - 1; i > 0; i--) folders.get(i).delete();
+        String[] left = top.list();
+        return left != null && left.length == 0;
     }
 
     static String exception(String type, String detail) {

@@ -207,7 +207,8 @@ class Worker:
         self.pending, self.seen, self.killed = "", time.monotonic(), False
 
     def records(self) -> list[dict]:
-        """The JSON objects written since the last call (garbage lines are skipped)."""
+        """The JSON objects written since the last call (garbage lines, and lines nested too deeply
+        for the parser, are skipped)."""
         chunk = self.reader.read()
         if not chunk:
             return []
@@ -217,7 +218,7 @@ class Worker:
         for line in lines:
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(record, dict):
                 found.append(record)

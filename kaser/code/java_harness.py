@@ -11,7 +11,9 @@ HARNESS_SOURCE, compiled once per process (kaser.code.java_compiler.harness_clas
 kaser.code.sandbox) and run as `java KaserHarness JOB CLASSES WORK`; JOB is a text file of lines
 
     timeout_ms 2000 | output_chars 2000 | stack_bytes 16777216 | first_case 0 | stop_after_timeout 0|1
-    wipe_work 0|1                            (1: empty the working folder before each program; it is the JVM's own)
+    wipe_work 0|1                            (1: empty the working folder before each program, whatever
+                                              modes a program left; it is the JVM's own. Where it cannot,
+                                              the harness says "restart", and a fresh jail runs the rest)
     program <index> <class> <entry method>   (one per compiled program, in order)
     test <JSON array of arguments>           (the cases of the program above it)
 

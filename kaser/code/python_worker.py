@@ -23,21 +23,27 @@ as fd 3 and nothing else: the worker's result stream, the job and every other de
 before student code runs, and the worker is not dumpable, so no child can ptrace it or read its
 memory. The worker passes on only a child's record for the step its program is on (its compile
 result, its load, its next case), under the program's own index, so a program can forge only its
-own verdict. A step's `timeout` is CPU time (an interval timer on the child's user + system time),
-so a program that a busy machine keeps off the CPU is not taken for a hang; a child without a new
+own verdict; its texts cut at `output_chars`, and a record with a nested field, or nested too
+deeply to read, is the step's "invalid" verdict (kaser.code.sandbox checks the rest). A step's
+`timeout` is CPU time (an interval timer on the child's user + system time), so a program that a
+busy machine keeps off the CPU is not taken for a hang; a child without a new
 record for 2 x `timeout` + 2 seconds of wall-clock time (one that waits: a sleep, a swallowed
-timeout) is killed and its step gets "timeout", whatever it writes. After each program the worker
-(pid 1 of its jail's pid namespace, kaser/code/namespaces.py) kills every process left in the
-namespace and empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm), so the
-next program finds nothing of it; unjailed, it deletes the program's own working folder
-(work/p<index>).
+timeout) is killed and its step gets "timeout", whatever it writes. Each program works in a folder
+the worker makes for it just before it runs, under a name no earlier program could guess
+(work/p<index>-<random>), so nothing an earlier one left can stand in its way. After each program
+the worker (pid 1 of its jail's pid namespace, kaser/code/namespaces.py) kills every process left
+in the namespace and empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm),
+modes and depths whatever the program made them, so the next program finds nothing of it;
+unjailed, it deletes the program's own folder. Where something cannot be deleted, the worker says
+"restart" and ends, and a fresh worker in a fresh jail runs the programs after it.
 
 Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
-writes and deletions outside its working folder, and reads of /proc, /sys and of any directory
-or file outside that folder and the Python installation; sys.setrecursionlimit is capped at
-20,000, since unwinding millions of frames takes longer than any time limit (a runaway recursion
-then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
+writes, deletions, new folders and mode changes outside its working folder (a path argument is
+taken relative to its dir_fd where one is given; an int mode is no path), and reads of /proc,
+/sys and of any directory or file outside that folder and the Python installation;
+sys.setrecursionlimit is capped at 20,000, since unwinding millions of frames takes longer than
+any time limit (a runaway recursion then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
 and the process boundary are what hold against code that escapes it.
 """
 
@@ -95,6 +101,29 @@ def _inside(path, root):
     return path == root or path.startswith(root + os.sep)
 
 
+def _descriptor_path(fd):
+    """The path an open descriptor stands for (its /proc/self/fd link), or None."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _named_path(arg, folder_fd):
+    """The real path a path argument of an audit event names: a path, relative to `folder_fd`
+    where that is a descriptor (not None or -1), or a descriptor itself; None when unknown."""
+    if isinstance(arg, bool):
+        return None
+    if isinstance(arg, int):
+        arg = _descriptor_path(arg)
+    elif not isinstance(arg, (str, bytes, os.PathLike)):
+        return None
+    elif isinstance(folder_fd, int) and folder_fd != -1 and not os.path.isabs(os.fsdecode(arg)):
+        base = _descriptor_path(folder_fd)
+        arg = None if base is None else os.path.join(base, os.fsdecode(arg))
+    return None if arg is None else os.path.realpath(os.fsdecode(arg))
+
+
 def _install_guard(work):
     """Audit hook that refuses what student code never needs (see the module docstring)."""
     readable = tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
@@ -107,9 +136,13 @@ def _install_guard(work):
         "_thread.start_new_thread", "resource.setrlimit", "resource.prlimit",
         "os.chdir", "os.chroot", "os.setxattr", "os.removexattr", "mmap.__new__",
     }
+    # event -> (position of a path argument, position of the descriptor it is relative to or None),
+    # as CPython's audit events pass them: os.mkdir is (path, mode, dir_fd), dir_fd -1 when unset
     path_events = {
-        "os.remove", "os.rmdir", "os.rename", "shutil.rmtree", "shutil.move", "os.mkdir",
-        "os.chmod", "os.chown", "os.link", "os.symlink", "os.truncate", "os.utime", "os.chflags",
+        "os.remove": ((0, 1),), "os.rmdir": ((0, 1),), "os.mkdir": ((0, 2),), "os.chmod": ((0, 2),),
+        "os.chown": ((0, 3),), "os.utime": ((0, 3),), "os.truncate": ((0, None),), "os.chflags": ((0, None),),
+        "os.rename": ((0, 2), (1, 3)), "os.link": ((0, 2), (1, 3)), "os.symlink": ((0, 2), (1, 2)),
+        "shutil.rmtree": ((0, 1),), "shutil.move": ((0, None), (1, None)),
     }
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
@@ -120,11 +153,11 @@ def _install_guard(work):
         if event in denied:
             refuse(event)
         if event in path_events:
-            for arg in args:
-                if isinstance(arg, int) and not isinstance(arg, bool):
-                    refuse(event, " with a directory descriptor")
-                if isinstance(arg, (str, bytes, os.PathLike)):
-                    if not _inside(os.path.realpath(os.fsdecode(arg)), work):
+            for position, fd_position in path_events[event]:
+                if position < len(args):
+                    folder_fd = args[fd_position] if fd_position is not None and fd_position < len(args) else None
+                    path = _named_path(args[position], folder_fd)
+                    if path is None or not _inside(path, work):
                         refuse(event, " outside the working directory")
         elif event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
             path, mode, flags = os.path.realpath(os.fsdecode(args[0])), args[1], args[2] or 0
@@ -261,8 +294,14 @@ def _death(status, killed):
     return {"status": "exit", "detail": f"process exited with status {os.waitstatus_to_exitcode(status)}"}
 
 
-def _accept(record, step):
-    """The fields of a child's record that may stand for `step`, or None when it is not the next one."""
+def _accept(record, step, output_chars):
+    """The fields of a child's record that may stand for `step`, or None when it is not the next one.
+
+    Texts are cut at `output_chars` (a program's own record gets the cap its printed output
+    gets); a field holding a list or an object, where the worker writes none, makes the record
+    the step's "invalid" verdict, so nothing nested travels on. The supervisor checks the rest
+    (kaser.code.sandbox._case).
+    """
     if not isinstance(record, dict):
         return None
     if step == "compile":
@@ -275,7 +314,22 @@ def _accept(record, step):
         keep = ("c", "status", "actual", "exception", "detail", "output")
         if record.get("c") != step or isinstance(record.get("c"), bool):
             return None
-    return {key: record[key] for key in keep if key in record}
+    accepted = {key: record[key] for key in keep if key in record}
+    if step == "compile":
+        return accepted
+    nested = [key for key, value in accepted.items() if isinstance(value, (list, dict))]
+    if nested:
+        return _unreadable(step, f"its {nested[0]} is a {type(accepted[nested[0]]).__name__}")
+    for key in ("detail", "output"):
+        if isinstance(accepted.get(key), str):
+            accepted[key] = accepted[key][:output_chars]
+    return accepted
+
+
+def _unreadable(step, why):
+    """The "invalid" verdict for `step` (load or a case) of a program whose record could not stand."""
+    record = {"status": "invalid", "detail": f"invalid output: the program's own record: {why}"}
+    return {"loaded": False, **record} if step == "load" else {"c": step, **record}
 
 
 def _clean_up(pid_one):
@@ -304,9 +358,10 @@ def _run_forked(emit, job, spec, work):
     limit = 2 * job["timeout"] + 2.0   # wall-clock backstop; a step's own limit is CPU time (_call)
     step, first_case = "compile", job["first_case"] if job.get("first_program") == index else 0
     pid_one = os.getpid() == 1
+    # a name no earlier program could guess, made here and now: nothing it left can be in the way
+    folder = os.path.join(work, f"p{index}-{os.urandom(8).hex()}")
+    os.mkdir(folder, 0o700)
     while step is not None:
-        folder = os.path.join(work, f"p{index}")
-        os.makedirs(folder, exist_ok=True)
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -327,9 +382,11 @@ def _run_forked(emit, job, spec, work):
             pending = lines.pop()[: 1 << 22]
             for line in lines:
                 try:
-                    record = _accept(json.loads(line), step)
+                    record = _accept(json.loads(line), step, job["output_chars"])
                 except ValueError:
                     continue
+                except RecursionError:   # a record nested deeper than the parser goes
+                    record = None if step == "compile" else _unreadable(step, "nested too deeply to read")
                 if record is None:
                     continue
                 emit({"p": index, **record})
@@ -367,26 +424,71 @@ def _run_forked(emit, job, spec, work):
             except ProcessLookupError:
                 pass
         _clean_up(pid_one)
-    _wipe([work, "/dev/shm"] if pid_one else [folder])
+    if pid_one:
+        return _empty(work) & _empty("/dev/shm")
+    return _empty(folder) and _removed(folder)
 
 
-def _wipe(folders):
-    """Delete what a program left in the writable folders, so the next one finds nothing of it."""
-    import shutil
-    for folder in folders:
-        try:
-            names = os.listdir(folder) if os.path.isdir(folder) else []
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(folder, name)
-            try:
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    os.unlink(path)
-            except OSError:
-                pass
+def _empty(top):
+    """Delete everything under `top`, whatever its modes and depth; True when `top` is empty.
+
+    Works one level at a time through descriptors, so no path grows long and nothing recurses:
+    each folder found directly in `top` is opened (its mode set to 0o700 first, as a program may
+    have left it 000), its files deleted, its subfolders moved up into `top`, then it is removed.
+    """
+    try:
+        top_fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        while True:
+            changed = False
+            for entry in list(os.scandir(top_fd)):
+                if not entry.is_dir(follow_symlinks=False):
+                    changed |= _gone(os.unlink, entry.name, top_fd)
+                    continue
+                try:
+                    os.chmod(entry.name, 0o700, dir_fd=top_fd)
+                    folder_fd = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top_fd)
+                except OSError:
+                    continue
+                try:
+                    for inner in list(os.scandir(folder_fd)):
+                        if inner.is_dir(follow_symlinks=False):
+                            try:
+                                os.chmod(inner.name, 0o700, dir_fd=folder_fd)  # moving a folder writes its ".."
+                                os.rename(inner.name, f".wipe-{os.urandom(8).hex()}", src_dir_fd=folder_fd,
+                                          dst_dir_fd=top_fd)
+                                changed = True
+                            except OSError:
+                                pass
+                        else:
+                            changed |= _gone(os.unlink, inner.name, folder_fd)
+                finally:
+                    os.close(folder_fd)
+                changed |= _gone(os.rmdir, entry.name, top_fd)
+            if not changed:
+                return not os.listdir(top_fd)
+    except OSError:
+        return False
+    finally:
+        os.close(top_fd)
+
+
+def _gone(remove, name, folder_fd):
+    try:
+        remove(name, dir_fd=folder_fd)
+        return True
+    except OSError:
+        return False
+
+
+def _removed(folder):
+    try:
+        os.rmdir(folder)
+        return True
+    except OSError:
+        return False
 
 
 def _not_dumpable():
@@ -416,8 +518,11 @@ def main():
     work = os.path.realpath(os.getcwd())
     if job["programs"]:
         job["first_program"] = job["programs"][0][0]
-    for program_spec in job["programs"]:
-        _run_forked(emit, job, program_spec, work)
+    for number, program_spec in enumerate(job["programs"]):
+        if not _run_forked(emit, job, program_spec, work) and number + 1 < len(job["programs"]):
+            # what the program left cannot be deleted: a fresh worker (a fresh jail) runs the rest
+            emit({"restart": True})
+            return
     emit({"end": True})
 
 

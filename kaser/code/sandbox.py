@@ -23,6 +23,10 @@ under a SecurityManager whose policy gives student classes no way to reach the h
 (kaser/code/java_harness.py). The supervisor accepts a record only for a program it gave to
 that worker, only once, and a worker's time runs from the last record it accepted (per case,
 so no output extends it): a worker without progress for 2 x case_timeout_s + 5 s is killed.
+What a record holds comes from student code, so each is checked against a schema (`_case`:
+types, sizes, the nesting of a returned value) and whatever fails is that program's own
+"invalid" verdict; its texts are cut at `Limits.output_chars` and made encodable as UTF-8. No
+record can raise in the supervisor.
 
 Departures from the paper: it runs no code (o4-mini reads it); executing the code is our addition.
 """
@@ -76,7 +80,8 @@ class Diagnostic:
 
 @dataclass(frozen=True)
 class CaseResult:
-    status: str                 # pass | fail | exception | timeout | memory | exit
+    status: str                 # pass | fail | exception | timeout | memory | exit | invalid (a record
+                                # that fails the schema: the program's own verdict, see _case)
     actual: str | None = None   # JSON of the returned value
     exception: str | None = None  # type name: "ArrayIndexOutOfBoundsException", "IndexError"
     detail: str = ""
@@ -111,22 +116,96 @@ def same_value(actual: Any, expected: Any, tolerance: float = 1e-6) -> bool:
     return type(actual) is type(expected) and actual == expected
 
 
-def _case(record: dict, expected: Any) -> CaseResult:
-    """A worker's record for one case -> CaseResult, judging returned values against `expected`."""
-    status, actual = record.get("status"), record.get("actual")
-    extra = {"exception": record.get("exception"), "detail": str(record.get("detail") or ""),
-             "output": str(record.get("output") or "")}
+# What a case record may hold. Anything else is the program's own "invalid" verdict, never an
+# exception in the supervisor: a record's values come from student code (its own fd-3 records, the
+# texts of its exceptions and output, the JSON of what it returned).
+RECORD_STATUSES = ("returned", "exception", "timeout", "memory", "exit", "invalid")
+MAX_VALUE_DEPTH = 100           # a returned value nested deeper than this is not judged
+MAX_EXCEPTION_CHARS = 200       # an exception type name longer than this is not one
+
+
+def _encodable(value: str) -> str:
+    """`value` with each lone surrogate written as its escape, so that every UTF-8 writer (a
+    parquet table, a log line) takes it; in a JSON text the escape stands for the same value.
+
+    >>> _encodable('"bad \\ud800"')
+    '"bad \\\\ud800"'
+    """
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _text(value: str, limit: int) -> str:
+    """`value` made encodable and cut at `limit` characters."""
+    return _encodable(value[:limit])[:limit]
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in a JSON value, without recursion.
+
+    >>> _depth(3), _depth([1, {"a": [2]}]), _depth([[], []])
+    (0, 3, 2)
+    """
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level + 1)
+            todo.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _invalid(why: str) -> CaseResult:
+    return CaseResult("invalid", detail=f"invalid output: {why}")
+
+
+def _schema_problem(record: dict, limits: Limits) -> str | None:
+    """Why a case record's fields are not what a worker writes, or None."""
+    status = record.get("status")
+    if not isinstance(status, str) or status not in RECORD_STATUSES:
+        shown = repr(status[:40]) if isinstance(status, str) else f"a {type(status).__name__}"
+        return f"status {shown} is not one of {', '.join(RECORD_STATUSES)}"
+    exception = record.get("exception")
+    if exception is not None and not (isinstance(exception, str) and len(exception) <= MAX_EXCEPTION_CHARS):
+        return f"exception is not a type name of at most {MAX_EXCEPTION_CHARS} characters"
+    for name in ("detail", "output"):
+        if not isinstance(record.get(name) or "", str):
+            return f"{name} is a {type(record[name]).__name__}, not text"
+    actual = record.get("actual")
+    if actual is not None and not isinstance(actual, str):
+        return f"actual is a {type(actual).__name__}, not the JSON text of a value"
+    if isinstance(actual, str) and len(actual) > 100 * limits.output_chars:
+        return f"returned value too large ({len(actual):,} characters of JSON)"
+    return None
+
+
+def _case(record: dict, expected: Any, limits: Limits) -> CaseResult:
+    """A worker's record for one case -> CaseResult, judging returned values against `expected`.
+
+    A record that fails the schema (_schema_problem), or returns a value nested deeper than
+    MAX_VALUE_DEPTH, is the program's "invalid" verdict; texts are cut at `limits.output_chars`.
+    """
+    problem = _schema_problem(record, limits)
+    if problem is not None:
+        return _invalid(problem)
+    status, actual, cap = record["status"], record.get("actual"), limits.output_chars
+    extra = {"exception": _text(record.get("exception") or "", cap) or None,   # Java's anonymous classes: ""
+             "detail": _text(record.get("detail") or "", cap), "output": _text(record.get("output") or "", cap)}
+    if status == "invalid":
+        return CaseResult("invalid", detail=extra["detail"])
     if status != "returned":
-        if status not in ("exception", "timeout", "memory", "exit"):
-            status, extra["detail"] = "exception", f"unexpected record from the worker: {status!r}"
         return CaseResult(status, **extra)
-    if not isinstance(actual, str):
+    if actual is None:
         return CaseResult("fail", None, **extra)
+    actual = _encodable(actual)
     try:
-        passed = same_value(json.loads(actual), expected)
+        value = json.loads(actual)
     except ValueError:
-        passed = False
-    return CaseResult("pass" if passed else "fail", actual, **extra)
+        return CaseResult("fail", actual, **extra)
+    except RecursionError:
+        return _invalid(f"returned value nested more than {MAX_VALUE_DEPTH} levels deep")
+    if _depth(value) > MAX_VALUE_DEPTH:
+        return _invalid(f"returned value nested more than {MAX_VALUE_DEPTH} levels deep")
+    return CaseResult("pass" if same_value(value, expected) else "fail", actual, **extra)
 
 
 # what a case not run after an earlier timeout of its program reports (Limits.stop_after_timeout)
@@ -189,9 +268,10 @@ class _Batch:
         if "compiled" in record and self.compiled.get(p) is None:
             self.compiled[p] = bool(record["compiled"])
             diagnostics = record.get("diagnostics")
-            self.diagnostics[p] = [Diagnostic(item[0] if isinstance(item[0], int) else None, str(item[1]))
+            self.diagnostics[p] = [Diagnostic(item[0] if isinstance(item[0], int) else None,
+                                              _text(item[1], self.limits.output_chars))
                                    for item in (diagnostics if isinstance(diagnostics, list) else [])
-                                   if isinstance(item, list) and len(item) == 2]
+                                   if isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)]
             slot.progress += 1
         elif not self.compiled.get(p):
             return False
@@ -200,11 +280,11 @@ class _Batch:
                 self.loaded.add(p)
             elif record.get("loaded") is False:  # the module's top level failed: every case shares it
                 self.loaded.add(p)
-                self._blame(p, None, _case(record, None))
+                self._blame(p, None, _case(record, None, self.limits))
             else:
                 return False
         elif isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(self.cases[p]) and self.cases[p][c] is None:
-            self.cases[p][c] = _case(record, self.expected[p][c])
+            self.cases[p][c] = _case(record, self.expected[p][c], self.limits)
             slot.progress += 1
             self._skip_after_timeout(p, self.cases[p][c])
         else:

@@ -11,7 +11,9 @@ is a record, which may span lines. Every CSV passes `kaser.data.strict_csv.check
 is read (UTF-8 only, no NUL byte, cells under MAX_CELL_CHARS, no repeated column, regular
 records); an .xlsx problem table gets the same header and cell checks.
 Ingestion keeps, per (student, problem), the first scored attempt, and numbers each student's kept
-attempts 0..n-1 in the order they were made (`step`). Only problems with at least one submission
+attempts 0..n-1 in the order they were made (`step`); an `Order` that is empty, NaN, infinite or
+repeated within one (student, problem) stops it (`_order_numbers`), as the first attempt would be
+a guess. Only problems with at least one submission
 are kept. A problem's `signature` (the starter header the student saw) is the CodeWorkout problem
 table's `signature` cell where it has one (the public tables do not), else the most common header
 among the problem's correct first submissions, else among all its first submissions
@@ -124,6 +126,24 @@ def _number(df: pl.DataFrame, name: str, path) -> pl.DataFrame:
         raise InputError(f"not a number: {bad[name][0]!r}", file=path, column=name,
                          row=bad[ROW][0])
     return df.with_columns(parsed.alias(name))
+
+
+def _order_numbers(runs: pl.DataFrame, path, student: str, problem: str) -> pl.DataFrame:
+    """Column Order as numbers. An Order that is empty, NaN or infinite, or that one (student,
+    problem) pair holds twice, is an InputError at its row: either leaves the first attempt, and so
+    every count in metadata.json, up to the file's row order."""
+    runs = _number(runs.sort(ROW), "Order", path)   # text that is no number at all: "not a number"
+    fail_if(runs, ~pl.col("Order").is_finite(), "Order is empty, NaN or infinite; it decides which "
+            "attempt came first", path, "Order")
+    repeat = runs.filter(pl.int_range(pl.len()).over(student, problem, "Order") > 0)
+    if repeat.height:
+        again = repeat.row(0, named=True)
+        first = runs.filter((pl.col(student) == again[student]) & (pl.col(problem) == again[problem])
+                            & (pl.col("Order") == again["Order"]))[ROW][0]
+        raise InputError(f"Order {again['Order']:g} again for student {again[student]!r} on problem "
+                         f"{again[problem]!r} (first at row {first}): which attempt came first is "
+                         "ambiguous", file=path, column="Order", row=again[ROW])
+    return runs
 
 
 def _moment(df: pl.DataFrame, name: str, path, strict: bool) -> pl.Expr:
@@ -278,7 +298,7 @@ def _codeworkout_runs(path: Path) -> pl.DataFrame:
     for name in ("SubjectID", "CodeStateID"):
         fail_if(runs, empty_text(name), f"empty {name}", path, name)
     if "Order" in runs.columns:
-        runs = _number(runs, "Order", path)
+        runs = _order_numbers(runs, path, "SubjectID", "ProblemID")
     return runs.rename({"SubjectID": "student_id", "ProblemID": "problem_id", "Score": "score"})
 
 

@@ -17,7 +17,9 @@ What the standard and its dialects allow, and what is read:
   several assignments, the key is `AssignmentID/ProblemID`.
 - The language comes from `ToolInstances` ("ITAP; Python", "Java 8; CodeWorkout") or `language`.
 - Events are ordered by `Order`, else `ServerTimestamp` (ties broken by file order), and the
-  first submission per (student, problem) is kept, numbered per student, as for CodeWorkout.
+  first submission per (student, problem) is kept, numbered per student, as for CodeWorkout. A
+  submission whose `Order` is empty, NaN or infinite, or repeats that of an earlier submission of
+  the same student and problem, stops the run: the first attempt would be a guess.
 - A backslash ending a program (an export artifact: ITAP's codes end in `\"` where the writer
   escaped the closing quote) is removed and counted; no program can end in a line continuation.
 - A problem's `reference` is the correct code the most students submitted at any attempt (the
@@ -57,7 +59,7 @@ from kaser import InputError
 from kaser.code.syntax import field, find, parse, text
 from kaser.data.contracts import PROBLEM_SCHEMA, ROW, empty_text, fail_if
 from kaser.data.ingest import (_clean_id, _code_for, _collect, _first_attempts, _moment,
-                               _number, _read_csv, _read_xlsx, _scan_csv, _submissions,
+                               _number, _order_numbers, _read_csv, _read_xlsx, _scan_csv, _submissions,
                                submission_signatures)
 from kaser.data.signatures import starter_signature
 
@@ -253,7 +255,7 @@ def _event_order(runs: pl.DataFrame, path) -> tuple[pl.DataFrame, list[pl.Expr],
     a timestamp that cannot be ordered is an InputError only where there is no Order."""
     order = []
     if "Order" in runs.columns:
-        runs = _number(runs, "Order", path)
+        runs = _order_numbers(runs, path, "student_id", "problem_id")
         order.append(pl.col("Order"))
     if "ServerTimestamp" in runs.columns:
         order.append(_moment(runs, "ServerTimestamp", path, strict=not order))

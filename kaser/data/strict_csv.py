@@ -10,7 +10,10 @@ One streaming pass with Python's csv module (strict quoting) stops at the first 
 - a cell longer than MAX_CELL_CHARS (kaser.data.contracts);
 - a header that names a column twice (polars would rename the second one);
 - a record with more or fewer cells than the header (polars fills short ones with nulls);
-- a quote that is never closed, or text after a closing quote (unbalanced quotes).
+- a quote that is never closed, or text after a closing quote (unbalanced quotes);
+- a record that ends in a lone CR (old Mac line ends): Python's csv module ends a record there,
+  polars does not (it read such a file as a header and no rows), so the file is refused, not
+  read two ways. A lone CR inside a quoted cell (CodeWorkout code holds them) is fine.
 Each is a kaser.InputError naming the file, the column where there is one, and the row, counted
 as kaser.data.ingest counts them: from 1 at the first data row, one per record (a blank line is an
 empty record, as polars reads it). Parser errors also give the line of the file where the record
@@ -33,6 +36,8 @@ from kaser.data.contracts import MAX_CELL_CHARS
 # row is known) is never held in memory whole.
 PARSER_LIMIT_FACTOR = 16
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")   # how errors="surrogateescape" decodes a bad byte
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_QUOTE_OR_LINE_END = re.compile(rb'"|\r\n|\r|\n')
 
 
 def clean_header(names: Sequence[str]) -> list[str]:
@@ -103,6 +108,36 @@ def _plain_utf8(path: Path) -> bool:
     return True
 
 
+def _has_lone_cr(path: Path) -> bool:
+    """Whether the file holds a CR not followed by LF anywhere (one fast binary pass)."""
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            if chunk.endswith(b"\r"):
+                chunk += handle.read(1)   # is the next byte its LF?
+            if _LONE_CR.search(chunk):
+                return True
+    return False
+
+
+def _first_lone_cr_line_end(path: Path) -> tuple[int | None, int] | None:
+    """(row, line) of the first record that ends in a lone CR outside quotes, row None for the
+    header; None when there is none. Quotes toggle a quoted cell (a doubled quote toggles twice)."""
+    if not _has_lone_cr(path):
+        return None
+    quoted, row, line = False, 0, 1
+    for match in _QUOTE_OR_LINE_END.finditer(path.read_bytes()):
+        token = match.group()
+        if token == b'"':
+            quoted = not quoted
+            continue
+        if not quoted:
+            if token == b"\r":
+                return row or None, line
+            row += 1
+        line += 1
+    return None
+
+
 def _parser_message(error: csv.Error, max_cell_chars: int, line: int) -> str:
     text = str(error)
     if "unexpected end of data" in text:
@@ -127,6 +162,12 @@ def check_csv(path, max_cell_chars: int = MAX_CELL_CHARS) -> list[str]:
     csv.field_size_limit(PARSER_LIMIT_FACTOR * max_cell_chars)
     row, line = None, 1   # the record being read (None: the header) and its first line
     try:
+        lone_cr = _first_lone_cr_line_end(path)
+        if lone_cr is not None:
+            row, line = lone_cr
+            raise InputError(f"line {line} of the file ends in a lone CR (old Mac line ends), which "
+                             "the table reader does not take for a line end; save the file with LF "
+                             "or CRLF line ends", file=path, row=row)
         suspect = not _plain_utf8(path)   # else only cell lengths can be wrong
         with path.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
             records = csv.reader(handle, strict=True)

@@ -21,12 +21,17 @@ against api.openai.com is reused behind a proxy and can be pushed to / pulled fr
   `choices`, content that is not text, a `usage` that is not token counts) is a malformed answer
   too: asked again, then a failed `Reply` whose `failure` says what was wrong. We read the body
   ourselves (`read_completion`) instead of trusting the openai client's lenient model objects.
-- Ctrl-C stops the batch: the queue is dropped, no retry is started, and the requests already
-  sent are awaited (at most timeout_s), so their paid answers land in the cache and a rerun asks
-  nothing twice; then KeyboardInterrupt propagates to the caller (the CLI prints one line).
+- `timeout_s` bounds a whole request: connecting, waiting for the answer and reading all of its
+  body (httpx's own timeout is per read, which a body trickling in never trips); a request over
+  it is a timeout, retried as one.
+- Ctrl-C stops the batch within a second: the queue is dropped, no retry is started, and the
+  requests already sent get INTERRUPT_GRACE_S (0.5 s) to land, so a paid answer that arrives by
+  then is cached and a rerun does not ask it again; then KeyboardInterrupt propagates to the
+  caller (the CLI prints one line).
 - Rate limits (429), server errors (5xx), timeouts and dropped connections are retried with
   exponential backoff and jitter (our own loop; the openai client's retries are off so that the
-  policy and its timing are ours and testable). A refused key, permission or unknown model/URL
+  policy and its timing are ours and testable), and never sooner than the server's Retry-After
+  (seconds or an HTTP date). A refused key, permission or unknown model/URL
   (401/403/404) is a configuration error and stops the run with `kaser.InputError`.
 - The API key is read from the environment variable named by `api_key_env`, only when the first
   uncached prompt needs the server; it is never stored in the config, the cache or any log line.
@@ -37,6 +42,8 @@ against api.openai.com is reused behind a proxy and can be pushed to / pulled fr
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import email.utils
 import hashlib
 import json
 import logging
@@ -62,6 +69,7 @@ from kaser.llm.answers import MalformedAnswer, completion_text, read_completion
 log = logging.getLogger("kaser.llm")
 
 MAX_BACKOFF_S = 60.0  # no single wait longer than this, whatever the base and attempt
+INTERRUPT_GRACE_S = 0.5  # after Ctrl-C, how long a request in flight may still land in the cache
 
 
 @dataclass(frozen=True)
@@ -433,9 +441,11 @@ class ChatClient:
             try:
                 # the raw body: the openai client would hand back a str for an HTML page and
                 # unvalidated objects for a malformed completion
-                raw = client.chat.completions.with_raw_response.create(
-                    model=self.cfg.model, messages=list(messages), **self.cfg.decoding())
-                body = raw.http_response.content
+                body = _within(self.cfg.timeout_s, stop, lambda: client.chat.completions.with_raw_response.create(
+                    model=self.cfg.model, messages=list(messages), **self.cfg.decoding()).http_response.content)
+            except TimeoutError as err:
+                last_error = err
+                continue
             except _CONFIG_ERRORS as err:
                 raise InputError(
                     f"the server refused the request (HTTP {err.status_code}): check the key in "
@@ -460,8 +470,63 @@ class ChatClient:
         delay = self.cfg.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
         response = getattr(error, "response", None)
         if response is not None:
-            try:
-                delay = max(delay, float(response.headers.get("retry-after", 0)))
-            except ValueError:
-                pass
+            delay = max(delay, retry_after_s(response.headers.get("retry-after")))
         return min(delay, MAX_BACKOFF_S)
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float:
+    """Seconds a Retry-After header asks to wait: a number of seconds or an HTTP date; 0 when
+    absent or unreadable.
+
+    >>> retry_after_s("2.5"), retry_after_s("Wed, 21 Oct 2015 07:28:05 GMT", now=1445412480.0), retry_after_s("soon")
+    (2.5, 5.0, 0.0)
+    """
+    if not value:
+        return 0.0
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if moment.tzinfo is None:   # an HTTP date is GMT
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, moment.timestamp() - (time.time() if now is None else now))
+
+
+def _within(seconds: float, stop: threading.Event | None, call: Callable[[], Any]) -> Any:
+    """call()'s result, with `seconds` for all of it (connection, headers and the whole body).
+
+    httpx's timeout is per read, so a body that trickles in a byte at a time never trips it; the
+    call therefore runs in a daemon thread of its own, and this thread waits for it: TimeoutError
+    when `seconds` pass, _GaveUp once `stop` (Ctrl-C, a configuration error) has been set for
+    INTERRUPT_GRACE_S, so an answer that lands by then is still used. A thread left behind ends
+    with its request (httpx's read timeout, timeout_s, still applies to it) and never keeps the
+    process from exiting.
+    """
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as err:   # handed to the waiting thread
+            outcome["error"] = err
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="kaser-llm-request", daemon=True).start()
+    end, give_up = time.monotonic() + seconds, None
+    while not done.wait(0.05):
+        now = time.monotonic()
+        if now >= end:
+            raise TimeoutError(f"no complete answer within timeout_s={seconds} s")
+        if stop is not None and stop.is_set():
+            give_up = give_up or now + INTERRUPT_GRACE_S
+            if now >= give_up:
+                raise _GaveUp("stopped (interrupted) while waiting for an answer")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
