@@ -10,8 +10,9 @@ changed. The tests run in order and build on each other, as a user's session wou
    documented ProgSnap2 dataset entry pointing at a small ProgSnap2 fixture;
 2. `make study`, the Makefile's own recipe and STUDY_SET, sizes overridden;
 3. the documented `dvc exp run` lines: an ablation, a reward-weight change, `dvc exp show`;
-4. the README's `kaser` lines: synth, ingest progsnap2, annotate, cluster, knowledge, simulate
-   with a profile and with `--population`.
+4. the README's `kaser` lines: synth, ingest of each format (small release folders of
+   tests/release_files.py), annotate, cluster, knowledge, simulate with a profile and with
+   `--population`.
 
 Every command line in a README.md or docs/ code block is either run here or says beside it, in a
 `# not run by the tests: ...` comment, why not (test_every_documented_command_is_run_or_says_why).
@@ -34,6 +35,7 @@ import polars as pl
 import pytest
 import yaml
 
+from release_files import codeworkout, falconcode
 from tiny_lm import tiny_model_folder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -181,8 +183,9 @@ def bash_lines(path: Path) -> list[str]:
 
 
 def command(line: str) -> str:
-    """A documented line without its comment and its [optional] parts."""
-    return re.sub(r"\s*\[[^\]]*\]", "", line.split("  #", 1)[0].split(" # ", 1)[0]).strip()
+    """A documented line without its comment and its optional parts (`[--flag value]`,
+    `[NAME ...]`); a YAML list such as `-S 'x=[0,1]'` stays."""
+    return re.sub(r"\s+\[(--|[A-Z])[^\]]*\]", "", line.split("  #", 1)[0].split(" # ", 1)[0]).strip()
 
 
 def make_study_set() -> str:
@@ -209,11 +212,14 @@ def readme_kaser_lines() -> list[str]:
     return [command(line) for line in bash_lines(REPO / "README.md") if line.startswith("kaser ")]
 
 
-def kaser_line(line: str, raw: Path) -> str:
-    """A README `kaser` line at the copy's sizes: a smaller synthetic population, the ProgSnap2
-    fixture as RAW/."""
+def kaser_line(line: str, raws: dict[str, Path]) -> str:
+    """A README `kaser` line at the copy's sizes: a smaller synthetic population, and for
+    `kaser ingest <format> RAW/` a small release folder of that format."""
     line = re.sub(r"--students \d+", "--students 6", re.sub(r"--problems \d+", "--problems 3", line))
-    return line.replace("RAW/", str(raw))
+    for source, raw in raws.items():
+        line = line.replace(f"ingest {source} RAW/", f"ingest {source} {raw}")
+    assert "RAW/" not in line, f"no release folder for {line}"
+    return line
 
 
 @pytest.mark.slow
@@ -260,10 +266,14 @@ def test_documented_commands_on_a_fresh_copy(fresh):
                                          "in an array.")
     lines = readme_kaser_lines()
     assert any("--population" in line for line in lines), lines
+    raws = {"progsnap2": fresh.root.parent / "raw-course",
+            "codeworkout": codeworkout(fresh.root.parent / "raw-codeworkout"),
+            "falconcode": falconcode(fresh.root.parent / "raw-falconcode")}
     for line in lines:
-        fresh.run(kaser_line(line, fresh.root.parent / "raw-course"))
+        fresh.run(kaser_line(line, raws))
     assert (fresh.root / "scratch" / "java" / "mastery.parquet").is_file()
-    assert (fresh.root / "scratch" / "course" / "problems.parquet").is_file()
+    for name in ("course", "cw", "falcon"):
+        assert (fresh.root / "scratch" / name / "problems.parquet").is_file(), name
     for out in ("scratch/sim", "scratch/class"):
         assert fresh.read_json(f"{out}/simulation.json")
         assert (fresh.root / out / "simulation.md").is_file()
@@ -288,6 +298,8 @@ def test_every_documented_command_is_run_or_says_why():
 def test_the_coverage_check_sees_a_silent_line():
     assert command("kaser cluster scratch/java [--params p.yaml]   # the vocabulary") == \
         "kaser cluster scratch/java"
+    assert command("dvc exp run -S 'grpo.reward_weights=[0,1,1]'   # w/o R_sim") == \
+        "dvc exp run -S 'grpo.reward_weights=[0,1,1]'"
     assert not run_elsewhere("dvc push   # after annotating")
     assert run_elsewhere(".venv/bin/python -m pytest -q tests/test_dvc_remote.py")
     assert not run_elsewhere("# see tests/test_no_such_file.py")

@@ -307,3 +307,20 @@ def test_truncated_codes_are_left_out_of_the_per_problem_error_metrics():
     # OBO rate 2/2 among the finished codes vs 1/2 among the real ones: (1 - 1/2)^2 / (3/2) x 2
     assert p2["coverage_iou"] == 1.0 and p2["chi2_distance"] == pytest.approx(1 / 3)
     assert p2["n_predicted"] == 4          # still counted as predictions
+
+
+def test_pairs_count_wrong_function_names_and_the_real_codes_validity():
+    from kaser.errors.static_annotator import WRONG_NAME
+
+    table = judged(KASER)
+    first_of_b = ((pl.col("student_id") == "s1") & (pl.col("problem_id") == "p2")
+                  & (pl.col("split") == "student") & (pl.col("code") == R_B))
+    table = table.with_columns(pl.when(first_of_b).then(pl.col("diagnosed").list.concat(pl.lit([WRONG_NAME])))
+                               .otherwise(pl.col("diagnosed")).alias("diagnosed"))
+    rows = {(r["student_id"], r["problem_id"]): r for r in pair_table(table, truth(), (1, 2)).iter_rows(named=True)}
+    assert rows[("s1", "p2")]["wrong_name_share"] == 0.5          # one of B's two samples
+    assert all(r["wrong_name_share"] == 0.0 for key, r in rows.items() if key != ("s1", "p2"))
+    # the real codes of C (s2, p1) and F (s4, p3) miss a colon: a Syntax error, so not valid
+    assert {key: r["real_valid"] for key, r in rows.items()} == {
+        ("s1", "p1"): 1.0, ("s1", "p2"): 1.0, ("s2", "p1"): 0.0, ("s2", "p2"): 1.0,
+        ("s3", "p1"): 1.0, ("s4", "p3"): 0.0}

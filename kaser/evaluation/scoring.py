@@ -78,6 +78,7 @@ from tqdm import tqdm
 
 from kaser import InputError, methods
 from kaser.errors.cluster import join_submission_errors
+from kaser.errors.static_annotator import WRONG_NAME
 from kaser.data.contracts import kc_vocabulary
 from kaser.metrics.pair_metrics import CategoryCounts, best_of_k, category_counts, knowledge_alignment
 from kaser.metrics.codebleu import max_codebleu_to_rest
@@ -294,8 +295,10 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
                mastery_threshold: float = 0.5) -> pl.DataFrame:
     """Per-pair scores on the split `per_pair_split` picks: fold, student_id, problem_id, correct,
     codebleu@k, iou_all@k, iou_incorrect@k (null for correct real code), error_recall@k (the
-    authors' score; null without true errors), valid_share and truncated_share of the pair's
-    samples (the latter null when not recorded), knowledge_alignment (null where undefined),
+    authors' score; null without true errors), valid_share, wrong_name_share (samples the judge
+    diagnosed "Wrong function name") and truncated_share (null when not recorded) of the pair's
+    samples, real_valid (1.0 when the real code has no Syntax-category error, so its mean is the
+    real codes' validity on the same pairs), knowledge_alignment (null where undefined),
     and <category>_tp / _fp / _fn of the first sample."""
     rows = []
     split = per_pair_split(judged)
@@ -320,6 +323,9 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
             row[f"error_recall@{k}"] = (None if pair["correct"] or recalls[0] is None
                                         else max(recalls))
         row["valid_share"] = float(np.mean(pair["sample_valid"]))
+        row["wrong_name_share"] = float(np.mean([WRONG_NAME in (found or ())
+                                                 for found in pair["sample_diagnosed"]]))
+        row["real_valid"] = float(not any(truth.category_of.get(e) == "Syntax" for e in real_errors))
         known = [t for t in pair["sample_truncated"] if t is not None]
         row["truncated_share"] = float(np.mean(known)) if known else None
         row["knowledge_alignment"] = _alignment(set().union(*sample_errors), pair, truth, kc_index,
@@ -335,7 +341,8 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
     schema |= {f"{name}@{k}": pl.Float64 for name in ("codebleu", "iou_all", "iou_incorrect")
                for k in k_values}
     schema |= {f"error_recall@{k}": pl.Float64 for k in k_values}
-    schema |= {"valid_share": pl.Float64, "truncated_share": pl.Float64}
+    schema |= {"valid_share": pl.Float64, "wrong_name_share": pl.Float64, "real_valid": pl.Float64,
+               "truncated_share": pl.Float64}
     schema |= {"knowledge_alignment": pl.Float64}
     schema |= {f"{c.lower()}_{n}": pl.Int64 for c in CATEGORIES for n in ("tp", "fp", "fn")}
     return pl.DataFrame(rows, schema=schema)
