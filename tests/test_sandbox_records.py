@@ -119,3 +119,11 @@ def test_java_exception_of_an_anonymous_class_is_an_exception_not_invalid():
     code = "public int add(int a, int b) {\n    throw new RuntimeException(\"boom\") { };\n}"
     result = run_beside("java", code, limits=ONE_WORKER)
     assert [(c.status, c.exception) for c in result.cases] == [("exception", None)] * 2
+
+
+@pytest.mark.parametrize("returned", ["10 ** 400", "-(10 ** 400)"])
+def test_an_integer_beyond_float_range_is_a_wrong_answer_not_a_crash(returned):
+    # comparing 10**400 with an expected int as floats overflows
+    code = f"def add(a, b):\n    return {returned}\n"
+    result = run_beside("python", code, limits=ONE_WORKER)
+    assert [c.status for c in result.cases] == ["fail"] * 2

@@ -100,15 +100,22 @@ class ProgramResult:
 def same_value(actual: Any, expected: Any, tolerance: float = 1e-6) -> bool:
     """JSON values equal, numbers within `tolerance` (absolute or relative), booleans not numbers.
 
+    An integer beyond float range (a program can return 10**400) equals only the same integer.
+
     >>> same_value([1.0000001, "a"], [1, "a"]), same_value(True, 1), same_value({"a": [1]}, {"a": [2]})
     (True, False, False)
+    >>> same_value(10**400, 3), same_value(10**400, 2.5), same_value(10**400, 10**400)
+    (False, False, True)
     """
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
     if isinstance(actual, (int, float)) and isinstance(expected, (int, float)):
-        if math.isnan(actual) or math.isnan(expected):
-            return math.isnan(actual) and math.isnan(expected)
-        return math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance)
+        try:
+            if math.isnan(actual) or math.isnan(expected):
+                return math.isnan(actual) and math.isnan(expected)
+            return math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance)
+        except OverflowError:   # an int too large for a float
+            return actual == expected
     if isinstance(actual, list) and isinstance(expected, list):
         return len(actual) == len(expected) and all(map(same_value, actual, expected))
     if isinstance(actual, dict) and isinstance(expected, dict):
@@ -183,7 +190,16 @@ def _case(record: dict, expected: Any, limits: Limits) -> CaseResult:
 
     A record that fails the schema (_schema_problem), or returns a value nested deeper than
     MAX_VALUE_DEPTH, is the program's "invalid" verdict; texts are cut at `limits.output_chars`.
+    Any other exception that judging the record raises is that verdict too, so that no value a
+    program returns can stop the batch.
     """
+    try:
+        return _judged_case(record, expected, limits)
+    except Exception as err:    # noqa: BLE001 - the record is the program's, the fault its own
+        return _invalid(f"the record could not be judged ({type(err).__name__})")
+
+
+def _judged_case(record: dict, expected: Any, limits: Limits) -> CaseResult:
     problem = _schema_problem(record, limits)
     if problem is not None:
         return _invalid(problem)
