@@ -27,9 +27,11 @@ cannot say whether its codes are more like the students' in other respects (the 
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -202,7 +204,8 @@ def main(argv: list[str] | None = None) -> None:
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     grpo = grpo_params(params, overrides(args.settings))
-    work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))
+    work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))   # the trained adapter; removed at exit
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
     start = time.perf_counter()
     if args.smoke:
         args.pool, args.probe, args.probe_k, args.generations = 4, 2, 2, 2
