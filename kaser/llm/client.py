@@ -349,7 +349,8 @@ class ChatClient:
                         replies[futures[future]] = reply
                         bar.update(waiting[futures[future]])
         finally:
-            # drop the queue; answers already in flight still land in the cache
+            # drop the queue; an answer in flight lands in the cache if it arrives within
+            # INTERRUPT_GRACE_S, else its request is abandoned (_within)
             stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
             bar.close()
