@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import dataclasses
 import json
 import os
@@ -203,7 +204,8 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.sft import sample_pairs
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    grpo = grpo_params(params, overrides(args.settings))
+    changes = overrides(args.settings)
+    grpo = grpo_params(params, changes)
     work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))   # the trained adapter; removed at exit
     atexit.register(shutil.rmtree, work, ignore_errors=True)
     start = time.perf_counter()
@@ -211,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
         args.pool, args.probe, args.probe_k, args.generations = 4, 2, 2, 2
         grpo = dataclasses.replace(grpo, max_completion_length=8, num_generations=2)
         base, adapter, train, test = smoke_inputs(work)
-        dtype, judge_context = "float32", None
+        dtype, judging = "float32", contextlib.nullcontext(smoke_judge)
         log("smoke run: tiny random model, every code judged clean; the figures mean nothing")
     else:
         base, adapter, folder, split, fold = pipeline_inputs(args.dataset, params)
@@ -219,29 +221,24 @@ def main(argv: list[str] | None = None) -> None:
         dtype = params["model"]["dtype"]
         from kaser.data.contracts import read_dataset
         grpo = resolve_completion_length(grpo, base, read_dataset(folder)[1])
-        judge_context = reward_judge(folder, JudgeParams(**params["judge"]),
+        judging = reward_judge(folder, JudgeParams(**params["judge"]),
                                      AnnotateParams(**params["annotate"]).static_params())
     pool = sample_pairs(train, args.pool, grpo.seed)
     probe = sample_pairs(test, args.probe, grpo.seed + 1)
     grpo = dataclasses.replace(grpo, max_pairs=None,
                                epochs=args.generations * grpo.prompts_per_step / pool.height)
-    changed = {f.name: getattr(grpo, f.name) for f in dataclasses.fields(grpo)
-               if f.name in overrides(args.settings)}
+    changed = {key: getattr(grpo, key) for key in changes}
     log(f"dataset {'toy' if args.smoke else args.dataset}: pool {pool.height} training pairs, probe "
         f"{probe.height} test pairs x {args.probe_k} samples, {args.generations} generated batches "
         f"of {grpo.prompts_per_step} x {grpo.num_generations}, budget {grpo.max_completion_length} "
         f"tokens; grpo over params.yaml: {changed or 'none'}")
 
-    judge = judge_context.__enter__() if judge_context is not None else smoke_judge
-    try:
+    with judging as judge:
         before = probe_rewards(base, adapter, probe, grpo, args.probe_k, judge, dtype)
         log(f"probe before: mean reward {sum(before) / len(before):.4f} ({time.perf_counter() - start:.0f} s)")
         history = train_grpo(base, adapter, pool, grpo, work / "grpo", judge, dtype)
         log(f"trained ({time.perf_counter() - start:.0f} s)")
         after = probe_rewards(base, work / "grpo", probe, grpo, args.probe_k, judge, dtype)
-    finally:
-        if judge_context is not None:
-            judge_context.__exit__(None, None, None)
 
     steps = [entry for entry in history if "reward" in entry]
     rewards = [entry["reward"] for entry in steps]
