@@ -4,6 +4,8 @@ models/base, a synthetic dataset with folds and a flat mastery table) and the st
 from __future__ import annotations
 
 import importlib.util
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -41,6 +43,13 @@ ABLATE_PARAMS = STAGE_PARAMS | {
     "ablations": {"rewards": ["error"]},
 }
 
+
+def study_set() -> list[str]:
+    """The `-S key=value` settings of the Makefile's STUDY_SET (`make study`), as written."""
+    text = (REPO / "Makefile").read_text()
+    block = re.search(r"^STUDY_SET := (.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
+    words = shlex.split(block)
+    return [words[i + 1] for i, word in enumerate(words) if word == "-S"]
 
 def full_params(overrides: dict) -> dict:
     """The repository's params.yaml with `overrides` laid over it section by section: a stage

@@ -36,6 +36,7 @@ import pytest
 import yaml
 
 from release_files import codeworkout, falconcode
+from stage_runs import study_set
 from tiny_lm import tiny_model_folder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -190,10 +191,7 @@ def command(line: str) -> str:
 
 def make_study_set() -> str:
     """The Makefile's STUDY_SET with the sizes of STUDY_SIZES, each setting otherwise as written."""
-    text = (REPO / "Makefile").read_text()
-    block = re.search(r"^STUDY_SET := (.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
-    words = shlex.split(block)
-    settings = [words[i + 1] for i, word in enumerate(words) if word == "-S"]
+    settings = study_set()
     keys = [setting.split("=", 1)[0] for setting in settings]
     assert set(STUDY_SIZES) <= set(keys), keys
     return " ".join("-S " + shlex.quote(f"{key}={STUDY_SIZES[key]}" if key in STUDY_SIZES else setting)

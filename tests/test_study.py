@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 
 import polars as pl
@@ -16,18 +15,14 @@ import pytest
 import yaml
 from scipy.stats import ttest_rel
 
-from stage_runs import ABLATE_PARAMS, full_params, stage
+from stage_runs import ABLATE_PARAMS, full_params, stage, study_set
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def study_settings() -> dict[str, object]:
     """The `-S key=value` settings of the Makefile's STUDY_SET, parsed as YAML values."""
-    text = (REPO / "Makefile").read_text()
-    block = re.search(r"^STUDY_SET := (.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
-    words = shlex.split(block)
-    pairs = [words[i + 1] for i, word in enumerate(words) if word == "-S"]
-    return {key: yaml.safe_load(value) for key, value in (pair.split("=", 1) for pair in pairs)}
+    return {key: yaml.safe_load(value) for key, value in (s.split("=", 1) for s in study_set())}
 
 
 def apply(params: dict, settings: dict[str, object]) -> dict:
