@@ -10,7 +10,7 @@ What it does, on the first run of params.yaml `model` (first split, first fold) 
    students' pairs with the student split), both seeded;
 2. samples `--probe-k` completions per probe pair from the SFT adapter and scores each with the
    hybrid reward as GRPO does (similarity, error match, diversity within the pair's samples, the
-   params.yaml weights; a completion cut off by the budget gets error reward 0);
+   params.yaml weights; a completion cut off by the budget gets 0);
 3. trains GRPO with params.yaml `grpo` (each `-S grpo.key=value` laid over it) for
    `--generations` generated batches over the pool (epochs = generations x prompts_per_step /
    pool; with num_iterations > 1 each batch gives several optimizer steps);
@@ -151,10 +151,11 @@ def smoke_judge(problem_id, code, candidates):
 # ------------------------------------------------------------------------------- measuring
 
 def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dtype: str) -> list[float]:
-    """Mean hybrid reward of `k` samples per probe pair, scored as GRPO scores a group."""
+    """Mean hybrid reward of `k` samples per probe pair, scored by GRPO's own reward functions
+    (kaser.predictor.grpo.kaser_rewards; the samples say themselves which the budget cut off)."""
     from kaser.predictor.base_model import load_tokenizer
+    from kaser.predictor.grpo import kaser_rewards
     from kaser.predictor.prompt import pair_messages
-    from kaser.predictor.rewards import diversity_reward, make_error_reward, similarity_reward
     from kaser.predictor.sampling import GenerateParams, sample_completions
 
     tokenizer = load_tokenizer(base)
@@ -166,19 +167,16 @@ def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dty
                               max_new_tokens=params.max_completion_length, batch_size=4,
                               seed=params.seed)
     samples = sample_completions(base, adapter, prompts, sampling, dtype)
-    error_reward = make_error_reward(judge)
-    weights = params.reward_weights
+    rewards = kaser_rewards(judge)
     means = []
     for row, own in zip(probe.iter_rows(named=True), samples):
         n = len(own)
-        similarity = similarity_reward(own, code=[row["code"]] * n, language=[row["language"]] * n)
-        errors = error_reward(own, problem_id=[row["problem_id"]] * n, errors=[list(row["errors"])] * n,
-                              candidate_errors=[list(row["candidate_errors"])] * n,
-                              correct=[row.get("correct")] * n)
-        errors = [0.0 if text.truncated else value for text, value in zip(own, errors)]
-        diversity = diversity_reward(own, language=[row["language"]] * n, group_id=[0] * n)
-        totals = [weights[0] * s + weights[1] * e + weights[2] * d
-                  for s, e, d in zip(similarity, errors, diversity)]
+        columns = {"code": [row["code"]] * n, "language": [row["language"]] * n,
+                   "problem_id": [row["problem_id"]] * n, "errors": [list(row["errors"])] * n,
+                   "candidate_errors": [list(row["candidate_errors"])] * n,
+                   "correct": [row.get("correct")] * n, "group_id": [0] * n}
+        parts = [reward(own, **columns) for reward in rewards]
+        totals = [sum(w * part[i] for w, part in zip(params.reward_weights, parts)) for i in range(n)]
         means.append(sum(totals) / n)
     return means
 
@@ -187,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", default="synthetic-python")
     parser.add_argument("--pool", type=int, default=16, help="training pairs GRPO revisits")
-    parser.add_argument("--probe", type=int, default=12, help="held-out pairs scored before and after")
+    parser.add_argument("--probe", type=int, default=24, help="held-out pairs scored before and after")
     parser.add_argument("--probe-k", type=int, default=4, help="samples per probe pair")
     parser.add_argument("--generations", type=int, default=24, help="generated batches GRPO trains on")
     parser.add_argument("-S", dest="settings", action="append", default=[],

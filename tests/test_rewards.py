@@ -357,6 +357,32 @@ def test_error_reward_with_the_static_judge(hike_judge, case, cut, truth, expect
                   completion_ids=[CUT_IDS if cut else [5, STOP]]) == [expected]
 
 
+def test_a_cut_off_completion_earns_nothing_from_any_part(hike_judge):
+    # a finished correct program, the same program cut off by the budget and a finished wrong
+    # one; the cut one is told apart by its last token id (as TRL passes them) and by the
+    # sampler's own flag. Unwrapped, its similarity and diversity would be paid.
+    from kaser.predictor.grpo import kaser_rewards
+    from kaser.predictor.sampling import Completion
+
+    texts = [HIKE_CASES["correct program"], HIKE_CASES["truncated code"], HIKE_WRONG]
+    columns = {"code": [HIKE_CASES["correct program"]] * 3, "language": ["python"] * 3,
+               "problem_id": [HIKE.problem_id] * 3, "errors": [[]] * 3,
+               "candidate_errors": [HIKE_CANDIDATES] * 3, "correct": [True] * 3, "group_id": [0] * 3}
+    unpaid = [similarity_reward(texts, **columns)[1], diversity_reward(texts, **columns)[1]]
+    assert min(unpaid) > 0
+    by_ids = [f(texts, completion_ids=[[5, STOP], CUT_IDS, [5, STOP]], **columns)
+              for f in kaser_rewards(hike_judge, stop_token_ids=[STOP])]
+    flagged = [Completion(text, truncated=cut) for text, cut in zip(texts, (False, True, False))]
+    by_flag = [f(flagged, **columns) for f in kaser_rewards(hike_judge)]
+    assert by_ids == by_flag
+    similarity, error, diversity = by_ids
+    assert [part[1] for part in by_ids] == [0.0, 0.0, 0.0]
+    assert similarity[0] == pytest.approx(1.0) and error == [1.0, 0.0, 0.0]
+    assert diversity[0] > 0 and diversity[2] > 0                 # the finished ones are still paid
+    assert [f.__name__ for f in kaser_rewards(hike_judge)] == ["similarity_reward", "error_reward",
+                                                               "diversity_reward"]
+
+
 @pytest.mark.parametrize("case", ["prose", "restated problem", "empty", "return 0", "pass stub",
                                   "truncated code"])
 def test_non_code_has_no_candidate_error_but_is_not_clean(hike_judge, case):

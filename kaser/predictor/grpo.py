@@ -27,7 +27,7 @@ Departures from the authors' code, and why:
 4. `max_completion_length: auto` takes the budget from the data (kaser.predictor.sampling
    .completion_budget: a high percentile of the real first submissions' token counts, capped)
    instead of a fixed 400; it is logged at the end of each run's log history. A completion cut
-   off by the budget gets error reward 0 (kaser.predictor.rewards, departure 6), and the rows
+   off by the budget gets reward 0 (kaser.predictor.rewards, departure 6), and the rows
    carry the real code's correctness (`correct`) so that the error reward matches a correct
    student only with a completion the judge finds free of every error.
 """
@@ -43,7 +43,8 @@ import polars as pl
 from kaser import InputError
 from kaser.errors.cluster import join_submission_errors
 from kaser.methods import METHODS
-from kaser.predictor.rewards import Judge, diversity_reward, make_error_reward, similarity_reward
+from kaser.predictor.rewards import (Judge, PaidWhenFinished, diversity_reward, make_error_reward,
+                                     similarity_reward)
 from kaser.predictor.sft import sample_pairs
 from kaser.predictor.prompt import pair_messages, read_pairs
 
@@ -136,8 +137,10 @@ def with_correctness(pairs: pl.DataFrame, submissions: pl.DataFrame) -> pl.DataF
 
 
 def kaser_rewards(judge: Judge, stop_token_ids=None) -> list:
-    """The hybrid reward's parts, in the order of `reward_weights`."""
-    return [similarity_reward, make_error_reward(judge, stop_token_ids), diversity_reward]
+    """The hybrid reward's parts, in the order of `reward_weights`; each pays 0 to a completion
+    the token budget cut off (kaser.predictor.rewards, departure 6)."""
+    return [PaidWhenFinished(similarity_reward, stop_token_ids), make_error_reward(judge, stop_token_ids),
+            PaidWhenFinished(diversity_reward, stop_token_ids)]
 
 
 def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams, out_dir,

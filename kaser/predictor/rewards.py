@@ -40,10 +40,12 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    so a mixed Java/Python dataset trains in one run.
 5. The code is taken from inside a markdown fence when the model wrote one; the released rewards
    only `.strip()` and rely on the prompt saying "no fences".
-6. A completion cut off by the token budget gets error reward 0, whatever the judge would say:
-   the syntax errors of an unfinished program are the budget's, not a student's. Its similarity
-   and diversity are kept (CodeBLEU of the part written is still a resemblance); TRL logs the
-   share cut off as `completions/clipped_ratio`.
+6. A completion cut off by the token budget gets 0 from all three rewards (`kaser_rewards` wraps
+   similarity and diversity in `PaidWhenFinished`; `ErrorReward` does it itself): an unfinished
+   program is no submission a student could make, and its syntax errors are the budget's. Paying
+   the part written its CodeBLEU and its difference from the group taught GRPO to run to the
+   budget: completions grew until 40-70% were cut off (docs/experiments-and-studies.md, "Does
+   GRPO learn here?"). TRL logs the share cut off as `completions/clipped_ratio`.
 CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
 """
 
@@ -210,7 +212,7 @@ class ErrorReward:
             rows.append((problem, completion_code(completions[row]), tuple(candidates)))
         if len(completions) != len(rows):
             raise ValueError(f"error_reward: {len(completions)} completions, {len(rows)} label lists")
-        cut = truncated(completion_ids, self.stop_token_ids, len(rows))
+        cut = truncated(completion_ids, self.stop_token_ids, len(rows), completions)
         judged = [i for i in range(len(rows)) if not cut[i]]
         verdicts = dict(zip(judged, self._verdicts([rows[i] for i in judged])))
         rewards = []
@@ -240,20 +242,51 @@ def zero_spread_share(rewards: list[float], keys: list) -> float:
 
 
 def truncated(completion_ids: list | None, stop_token_ids: frozenset[int] | None,
-              count: int) -> list[bool]:
-    """Which completions the token budget cut off: their last token is no stop token (TRL's own
-    `completions/clipped_ratio` rule). Without ids or stop tokens, none.
+              count: int, completions: list | None = None) -> list[bool]:
+    """Which completions the token budget cut off. A completion that says so itself (a
+    `kaser.predictor.sampling.Completion` with `truncated` set, as sampling returns them) is
+    taken at its word; else its last token is no stop token (TRL's own
+    `completions/clipped_ratio` rule). Without either, none.
 
     >>> truncated([[5, 2], [5, 7], []], frozenset({2}), 3)
     [False, True, True]
     >>> truncated(None, frozenset({2}), 2)
     [False, False]
     """
+    if completions is not None and all(getattr(c, "truncated", None) is not None for c in completions):
+        if len(completions) != count:
+            raise ValueError(f"{count} rows but {len(completions)} completions")
+        return [bool(c.truncated) for c in completions]
     if completion_ids is None or stop_token_ids is None:
         return [False] * count
     if len(completion_ids) != count:
-        raise ValueError(f"error_reward: {count} completions but {len(completion_ids)} completion_ids")
+        raise ValueError(f"{count} completions but {len(completion_ids)} completion_ids")
     return [not ids or ids[-1] not in stop_token_ids for ids in completion_ids]
+
+
+class PaidWhenFinished:
+    """A reward function that pays 0 to every completion the token budget cut off (departure 6)
+    and what `reward` says to the rest. Told apart as `truncated` does: the completion's own
+    flag, else its last token id against `stop_token_ids`. A class, not a closure, so that it
+    pickles; `__name__` is the wrapped function's, as TRL logs it.
+
+    >>> from kaser.predictor.sampling import Completion
+    >>> paid = PaidWhenFinished(similarity_reward)
+    >>> code = "def f():\\n    return 1"
+    >>> paid([Completion(code, truncated=False), Completion(code, truncated=True)],
+    ...      code=[code] * 2, language=["python"] * 2)
+    [1.0, 0.0]
+    """
+
+    def __init__(self, reward: Callable[..., list[float]], stop_token_ids: Iterable[int] | None = None):
+        self.reward = reward
+        self.stop_token_ids = None if stop_token_ids is None else frozenset(stop_token_ids)
+        self.__name__ = reward.__name__
+
+    def __call__(self, completions: list, completion_ids: list | None = None, **kwargs: Any) -> list[float]:
+        values = self.reward(completions, **kwargs)
+        cut = truncated(completion_ids, self.stop_token_ids, len(values), completions)
+        return [0.0 if off else value for off, value in zip(cut, values, strict=True)]
 
 
 def make_error_reward(judge, stop_token_ids: Iterable[int] | None = None) -> ErrorReward:
