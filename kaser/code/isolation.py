@@ -11,6 +11,11 @@ Barriers, strongest first; which ones this machine allows is probed once per pro
    workers; the JVM gets -Xmx instead, since RLIMIT_AS breaks it), and the in-process guards of
    the workers themselves (kaser/code/python_worker.py, kaser/code/java_harness.py), which stop
    student mistakes and mischief but are not relied on against a determined attacker.
+
+Limits on a worker as a whole, wherever it runs:
+- Our death: every worker gets SIGKILL when the thread that started it ends, even by SIGKILL
+  (PR_SET_PDEATHSIG, set again by setpriv after it changes the user id), and a jail's pid
+  namespace dies with it; a reaper process per scratch folder removes the folder then.
 Where the kernel refuses namespaces, `isolation()` says so once and raises IsolationUnavailable:
 untrusted code does not run unless the caller asks for `unsafe=True` (`--unsafe-no-isolation`),
 which falls back to weaker isolation (as root: own user id and no network via
@@ -19,6 +24,7 @@ which falls back to weaker isolation (as root: own user id and no network via
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import logging
@@ -40,6 +46,8 @@ from kaser.code import namespaces
 log = logging.getLogger("kaser.code.sandbox")
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
+PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True)
@@ -59,8 +67,8 @@ def candidates() -> list[Isolation]:
     if os.geteuid() == 0:
         found += [Isolation("own user id, no network",
                             ("unshare", "--net", "--setuid", "{uid}", "--setgid", "{uid}", "--"), True),
-                  Isolation("own user id", ("setpriv", "--reuid", "{uid}", "--regid", "{uid}", "--clear-groups", "--"),
-                            True)]
+                  Isolation("own user id", ("setpriv", "--pdeathsig", "SIGKILL", "--reuid", "{uid}", "--regid",
+                                            "{uid}", "--clear-groups", "--"), True)]
     return found + [Isolation("user namespace, no network", ("unshare", "--user", "--net", "--"), False)]
 
 
@@ -89,7 +97,7 @@ def _jail() -> Isolation | str:
                 log.info("sandbox isolation: namespace jail (worker Python %s)", python)
                 return Isolation("namespace jail", (), uid is not None, python, jailed=True)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_scratch(scratch)
     return reason
 
 
@@ -142,11 +150,31 @@ def _unjailed() -> Isolation:
     return Isolation("rlimits only", (), False, sys.executable)
 
 
+_reapers: dict[Path, subprocess.Popen] = {}
+
+
 def scratch_folder(prefix: str) -> Path:
     """A new private folder, in memory (/dev/shm) where there is one: javac writes thousands of
-    small files, which costs about a millisecond each on a busy disk and nothing on tmpfs."""
+    small files, which costs about a millisecond each on a busy disk and nothing on tmpfs.
+
+    Remove it with remove_scratch. Should we die first, even by SIGKILL, a reaper removes it: a
+    shell in a session of its own that waits for the end of a pipe only we hold open.
+    """
     memory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
-    return Path(tempfile.mkdtemp(prefix=prefix, dir=memory))
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=memory))
+    _reapers[folder] = subprocess.Popen(["sh", "-c", 'read _; exec rm -rf -- "$0"', str(folder)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, cwd="/", env=ENV, start_new_session=True)
+    return folder
+
+
+def remove_scratch(folder: Path) -> None:
+    """Remove a scratch_folder and let its reaper go."""
+    shutil.rmtree(folder, ignore_errors=True)
+    reaper = _reapers.pop(folder, None)
+    if reaper is not None:
+        reaper.stdin.close()
+        reaper.wait()
 
 
 def fresh_uid() -> int:
@@ -177,7 +205,13 @@ def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | 
     return limits
 
 
-def _apply(limits: dict) -> None:  # runs in the child, between fork and exec
+def start_child(limits: dict, parent: int) -> None:
+    """Runs in a child between fork and exec (`parent`: our pid): it gets SIGKILL when the thread
+    that started it ends (a jail's whole pid namespace with it: kaser/code/namespaces.py), and
+    `limits` (rlimits)."""
+    _LIBC.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the supervisor died before the signal was set
+        os._exit(1)
     for which, value in limits.items():
         resource.setrlimit(which, (value, value))
 
@@ -202,7 +236,7 @@ class Worker:
             self.process = subprocess.Popen(
                 command, stdin=source, stdout=sink, stderr=errors, cwd=cwd,
                 env={**ENV, "HOME": home}, start_new_session=True,
-                preexec_fn=functools.partial(_apply, limits))
+                preexec_fn=functools.partial(start_child, limits, os.getpid()))
         self.reader = open(out, encoding="utf-8", errors="replace")
         self.pending, self.seen, self.killed = "", time.monotonic(), False
 

@@ -564,7 +564,7 @@ def run_problems(language: str, problems: Sequence[tuple[str, Sequence[str], Seq
             else:
                 _run_python(batch, "run" if any(batch.args) else "compile")
         finally:
-            shutil.rmtree(batch.folder, ignore_errors=True)
+            isolation.remove_scratch(batch.folder)
     results = [ProgramResult(batch.compiled[p], tuple(batch.diagnostics[p]),
                              tuple(batch.cases[p]) if batch.compiled[p] else ())
                for p in range(len(batch.codes))]
