@@ -1,6 +1,7 @@
 """Limits that hold for a jail as a whole (kaser/code/isolation.py, kaser/code/namespaces.py).
 
-- a killed supervisor takes its jails and scratch folders with it.
+- a killed supervisor takes its jails and scratch folders with it;
+- the memory cap counts all of a jail's processes together, not each one.
 """
 
 from __future__ import annotations
@@ -10,10 +11,15 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 import pytest
+
+from sandbox_attacks import ESCAPE
+
+from kaser.code.sandbox import Limits, run_tests
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
@@ -98,4 +104,28 @@ def test_a_killed_supervisor_takes_its_jail_and_scratch_folder_with_it(language)
     for folder in kept:
         shutil.rmtree(folder, ignore_errors=True)
     assert left == [] and kept == []
+
+
+def test_ten_children_cannot_hold_more_than_the_jail_total():
+    """A program whose ten children each touch 200 MB (2 GB against a memory_mb of 256) dies of
+    the jail's memory limit within seconds; its neighbours keep their verdicts."""
+    hostile = "def add(a, b):\n" + ESCAPE + textwrap.indent(textwrap.dedent("""
+        import os, time
+        for _ in range(10):
+            if os.fork() == 0:
+                held = b"x" * (200 << 20)
+                time.sleep(60)
+                os._exit(0)
+        while True:
+            time.sleep(1)
+        """), "    ")
+    right, wrong = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
+    limits = Limits(case_timeout_s=5.0, memory_mb=256, workers=1)
+    start = time.monotonic()
+    results = run_tests("python", "add", [right, hostile, right, wrong], [([1, 2], 3), ([5, 5], 10)], limits)
+    seconds = time.monotonic() - start
+    assert [[case.status for case in result.cases] for result in results] == \
+        [["pass", "pass"], ["memory", "memory"], ["pass", "pass"], ["fail", "fail"]]
+    assert "MB" in results[1].cases[0].detail, results[1].cases[0].detail
+    assert seconds < 2 * (2 * limits.case_timeout_s + 2), f"the memory limit took {seconds:.1f} s to act"
 

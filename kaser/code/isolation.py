@@ -13,6 +13,14 @@ Barriers, strongest first; which ones this machine allows is probed once per pro
    student mistakes and mischief but are not relied on against a determined attacker.
 
 Limits on a worker as a whole, wherever it runs:
+- Memory: RLIMIT_AS holds per process, and a worker may start many, so the supervisor also sums
+  the resident memory of all of a worker's processes every MEMORY_CHECK_S (resident_bytes: the
+  process tree below the worker, which in a jail is its whole pid namespace) and kills the worker
+  beyond `memory_bytes`; the case it was on gets "memory". The cap holds to within what a worker
+  can touch in one interval (a few hundred MB at the most), and is the same watchdog as root, as
+  an ordinary user and in rootless containers. A cgroup would be a hard limit, but it needs a
+  writable cgroup tree (root on cgroup v1, or a delegated cgroup v2 subtree), which ordinary users
+  and most containers lack; we do not use one.
 - Our death: every worker gets SIGKILL when the thread that started it ends, even by SIGKILL
   (PR_SET_PDEATHSIG, set again by setpriv after it changes the user id), and a jail's pid
   namespace dies with it; a reaper process per scratch folder removes the folder then.
@@ -46,6 +54,7 @@ from kaser.code import namespaces
 log = logging.getLogger("kaser.code.sandbox")
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
+MEMORY_CHECK_S = 0.05               # how often the supervisor sums the resident memory of each jail
 PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -216,17 +225,38 @@ def start_child(limits: dict, parent: int) -> None:
         resource.setrlimit(which, (value, value))
 
 
+def resident_bytes(pid: int) -> int:
+    """Resident anonymous and shared memory of `pid` and of every process below it (in a jail,
+    every process of its pid namespace). A page that forked processes share counts in each,
+    so the sum errs on the high side; pages of files on disk are not counted (they can be dropped)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith(("RssAnon:", "RssShmem:")):
+                    total += int(line.split()[1]) << 10
+            for children in Path(f"/proc/{current}/task").glob("*/children"):
+                todo.extend(int(child) for child in children.read_text().split())
+        except (OSError, ValueError):
+            continue    # it ended while we looked
+    return total
+
+
 class Worker:
     """One sandboxed process writing JSON lines; read them as they come, kill it when it overruns.
 
     `seen` is when the worker last made progress: the supervisor sets it on each record it accepts
     (bytes alone never do, so a program cannot keep itself alive by writing); `finished` kills a
-    worker that made none for `allowance` seconds. With `jail`, the worker runs in a namespace jail
-    whose /work is its working directory; without, in `folder`/work under `mode`'s fallback.
+    worker that made none for `allowance` seconds ("silent"), or whose processes together hold
+    more than `memory_bytes` of resident memory ("memory"; see resident_bytes), and `killed` says
+    why. With `jail`, the worker runs in a namespace jail whose /work is its working directory;
+    without, in `folder`/work under `mode`'s fallback.
     """
 
     def __init__(self, argv: list[str], *, stdin: Path | None, folder: Path, name: str, uid: int | None,
-                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None):
+                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None,
+                 memory_bytes: int | None = None):
         out, self.errors = folder / "private" / f"out-{name}.jsonl", folder / "private" / f"err-{name}.txt"
         if jail is not None:
             command, cwd, home = namespaces.jail_command(argv, jail, uid, mode.python), "/", "/work"
@@ -238,7 +268,8 @@ class Worker:
                 env={**ENV, "HOME": home}, start_new_session=True,
                 preexec_fn=functools.partial(start_child, limits, os.getpid()))
         self.reader = open(out, encoding="utf-8", errors="replace")
-        self.pending, self.seen, self.killed = "", time.monotonic(), False
+        self.pending, self.seen, self.killed = "", time.monotonic(), ""
+        self.memory_bytes, self.memory_checked = memory_bytes, 0.0
 
     def records(self) -> list[dict]:
         """The JSON objects written since the last call (garbage lines, and lines nested too deeply
@@ -259,14 +290,20 @@ class Worker:
         return found
 
     def finished(self, allowance: float) -> bool:
-        """True once the process has ended; one without progress for `allowance` s is killed first."""
+        """True once the process has ended; one without progress for `allowance` s, or over its
+        memory, is killed first."""
         if self.process.poll() is not None:
             return True
-        if time.monotonic() - self.seen > allowance:
-            self.killed = True
+        now = time.monotonic()
+        if now - self.seen > allowance:
+            self.killed = "silent"
+        elif self.memory_bytes is not None and now - self.memory_checked >= MEMORY_CHECK_S:
+            self.memory_checked = now
+            if resident_bytes(self.process.pid) > self.memory_bytes:
+                self.killed = "memory"
+        if self.killed:
             self.kill()
-            return True
-        return False
+        return bool(self.killed)
 
     def kill(self) -> None:
         if self.process.poll() is None:
