@@ -1,7 +1,8 @@
 """Limits that hold for a jail as a whole (kaser/code/isolation.py, kaser/code/namespaces.py).
 
 - a killed supervisor takes its jails and scratch folders with it;
-- the memory cap counts all of a jail's processes together, not each one.
+- the memory cap counts all of a jail's processes together, not each one;
+- the jail also runs where we are root only inside a user namespace (rootless containers).
 """
 
 from __future__ import annotations
@@ -129,3 +130,29 @@ def test_ten_children_cannot_hold_more_than_the_jail_total():
     assert "MB" in results[1].cases[0].detail, results[1].cases[0].detail
     assert seconds < 2 * (2 * limits.case_timeout_s + 2), f"the memory limit took {seconds:.1f} s to act"
 
+
+def _rootless() -> bool:
+    """True where `unshare --user --map-root-user` makes us root of a user namespace of one id."""
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True).returncode == 0
+
+
+ROOTLESS = """
+import logging, os
+from kaser.code import isolation
+from kaser.code.sandbox import run_tests
+logging.basicConfig(level=logging.WARNING)
+assert os.geteuid() == 0 and open("/proc/self/uid_map").read().split()[2] == "1"
+result = run_tests("python", "add", ["def add(a, b):\\n    return a + b\\n"], [([1, 2], 3)])[0]
+print(isolation.isolation().name, result.cases[0].status)
+"""
+
+
+@pytest.mark.skipif(not _rootless(), reason="unshare --user --map-root-user is refused here")
+def test_the_jail_runs_as_root_of_a_user_namespace():
+    """As in a rootless container: root, but only one user id mapped, so no fresh id to switch to."""
+    run = subprocess.run(["unshare", "--user", "--map-root-user", sys.executable, "-c", ROOTLESS], cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["namespace", "jail", "pass"], run.stdout

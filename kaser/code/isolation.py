@@ -6,7 +6,10 @@ Barriers, strongest first; which ones this machine allows is probed once per pro
    user namespace without capabilities, no network, its own pid namespace (every process of a
    worker dies with it), and only the environment in ENV. As root the jail also runs under a
    fresh unprivileged user id, so RLIMIT_NPROC really caps its processes (root ignores it) and
-   every process of that id is killed after the batch.
+   every process of that id is killed after the batch. Root of a user namespace that maps too
+   few ids for that (a rootless container: `unshare --user --map-root-user`) runs the jail under
+   its own id, as an ordinary user does: the jail's own user namespace holds it, and the process
+   cap counts what that id already runs.
 2. Always: rlimits (CPU, processes, file size, no core dumps, and address space for Python
    workers; the JVM gets -Xmx instead, since RLIMIT_AS breaks it), and the in-process guards of
    the workers themselves (kaser/code/python_worker.py, kaser/code/java_harness.py), which stop
@@ -54,6 +57,7 @@ from kaser.code import namespaces
 log = logging.getLogger("kaser.code.sandbox")
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
+FRESH_UIDS = (1 << 20, 1 << 30)     # the range fresh_uid draws from, far from any real user's id
 MEMORY_CHECK_S = 0.05               # how often the supervisor sums the resident memory of each jail
 PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -73,7 +77,7 @@ class Isolation:
 
 def candidates() -> list[Isolation]:
     found = []
-    if os.geteuid() == 0:
+    if own_uids_possible():
         found += [Isolation("own user id, no network",
                             ("unshare", "--net", "--setuid", "{uid}", "--setgid", "{uid}", "--"), True),
                   Isolation("own user id", ("setpriv", "--pdeathsig", "SIGKILL", "--reuid", "{uid}", "--regid",
@@ -95,7 +99,10 @@ def _pythons() -> list[str]:
 @functools.cache
 def _jail() -> Isolation | str:
     """The jailed isolation, or why the kernel refuses it."""
-    uid = fresh_uid() if os.geteuid() == 0 else None
+    uid = fresh_uid() if own_uids_possible() else None
+    if uid is None and os.geteuid() == 0:
+        log.info("sandbox: root of a user namespace without the ids %d-%d mapped: jails run under our own id",
+                 *FRESH_UIDS)
     scratch = scratch_folder("kaser-probe-")
     scratch.chmod(0o755)
     reason = "no Python interpreter of our version"
@@ -187,7 +194,23 @@ def remove_scratch(folder: Path) -> None:
 
 
 def fresh_uid() -> int:
-    return random.SystemRandom().randrange(1 << 20, 1 << 30)
+    return random.SystemRandom().randrange(*FRESH_UIDS)
+
+
+def own_uids_possible() -> bool:
+    """True where workers can run under fresh user ids: as root of a user namespace that maps all
+    of FRESH_UIDS (the host's does). Root of a rootless container may have only its own id
+    mapped (`unshare --user --map-root-user`); there a jail runs under our id."""
+    if os.geteuid() != 0:
+        return False
+    for name in ("uid_map", "gid_map"):
+        try:
+            ranges = [[int(n) for n in line.split()] for line in Path(f"/proc/self/{name}").read_text().splitlines()]
+        except (OSError, ValueError):
+            return False
+        if not any(first <= FRESH_UIDS[0] and FRESH_UIDS[1] <= first + count for first, _, count in ranges):
+            return False
+    return True
 
 
 def tasks_of(uid: int) -> int:
@@ -205,7 +228,7 @@ def tasks_of(uid: int) -> int:
 
 def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | None, uid: int | None) -> dict:
     """rlimits for one worker. Under our own user id the process cap counts what we already run."""
-    if uid is None and os.geteuid() != 0:
+    if uid is None:
         processes += tasks_of(os.getuid())
     limits = {resource.RLIMIT_CPU: cpu_s, resource.RLIMIT_NPROC: processes,
               resource.RLIMIT_FSIZE: file_bytes, resource.RLIMIT_CORE: 0}
