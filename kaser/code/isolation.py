@@ -6,11 +6,27 @@ Barriers, strongest first; which ones this machine allows is probed once per pro
    user namespace without capabilities, no network, its own pid namespace (every process of a
    worker dies with it), and only the environment in ENV. As root the jail also runs under a
    fresh unprivileged user id, so RLIMIT_NPROC really caps its processes (root ignores it) and
-   every process of that id is killed after the batch.
+   every process of that id is killed after the batch. Root of a user namespace that maps too
+   few ids for that (a rootless container: `unshare --user --map-root-user`) runs the jail under
+   its own id, as an ordinary user does: the jail's own user namespace holds it, and the process
+   cap counts what that id already runs.
 2. Always: rlimits (CPU, processes, file size, no core dumps, and address space for Python
    workers; the JVM gets -Xmx instead, since RLIMIT_AS breaks it), and the in-process guards of
    the workers themselves (kaser/code/python_worker.py, kaser/code/java_harness.py), which stop
    student mistakes and mischief but are not relied on against a determined attacker.
+
+Limits on a worker as a whole, wherever it runs:
+- Memory: RLIMIT_AS holds per process, and a worker may start many, so the supervisor also sums
+  the resident memory of all of a worker's processes every MEMORY_CHECK_S (resident_bytes: the
+  process tree below the worker, which in a jail is its whole pid namespace) and kills the worker
+  beyond `memory_bytes`; the case it was on gets "memory". The cap holds to within what a worker
+  can touch in one interval (a few hundred MB at the most), and is the same watchdog as root, as
+  an ordinary user and in rootless containers. A cgroup would be a hard limit, but it needs a
+  writable cgroup tree (root on cgroup v1, or a delegated cgroup v2 subtree), which ordinary users
+  and most containers lack; we do not use one.
+- Our death: every worker gets SIGKILL when the thread that started it ends, even by SIGKILL
+  (PR_SET_PDEATHSIG, set again by setpriv after it changes the user id), and a jail's pid
+  namespace dies with it; a reaper process per scratch folder removes the folder then.
 Where the kernel refuses namespaces, `isolation()` says so once and raises IsolationUnavailable:
 untrusted code does not run unless the caller asks for `unsafe=True` (`--unsafe-no-isolation`),
 which falls back to weaker isolation (as root: own user id and no network via
@@ -19,6 +35,7 @@ which falls back to weaker isolation (as root: own user id and no network via
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import logging
@@ -40,6 +57,10 @@ from kaser.code import namespaces
 log = logging.getLogger("kaser.code.sandbox")
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
+FRESH_UIDS = (1 << 20, 1 << 30)     # the range fresh_uid draws from, far from any real user's id
+MEMORY_CHECK_S = 0.05               # how often the supervisor sums the resident memory of each jail
+PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True)
@@ -56,11 +77,11 @@ class Isolation:
 
 def candidates() -> list[Isolation]:
     found = []
-    if os.geteuid() == 0:
+    if own_uids_possible():
         found += [Isolation("own user id, no network",
                             ("unshare", "--net", "--setuid", "{uid}", "--setgid", "{uid}", "--"), True),
-                  Isolation("own user id", ("setpriv", "--reuid", "{uid}", "--regid", "{uid}", "--clear-groups", "--"),
-                            True)]
+                  Isolation("own user id", ("setpriv", "--pdeathsig", "SIGKILL", "--reuid", "{uid}", "--regid",
+                                            "{uid}", "--clear-groups", "--"), True)]
     return found + [Isolation("user namespace, no network", ("unshare", "--user", "--net", "--"), False)]
 
 
@@ -78,7 +99,10 @@ def _pythons() -> list[str]:
 @functools.cache
 def _jail() -> Isolation | str:
     """The jailed isolation, or why the kernel refuses it."""
-    uid = fresh_uid() if os.geteuid() == 0 else None
+    uid = fresh_uid() if own_uids_possible() else None
+    if uid is None and os.geteuid() == 0:
+        log.info("sandbox: root of a user namespace without the ids %d-%d mapped: jails run under our own id",
+                 *FRESH_UIDS)
     scratch = scratch_folder("kaser-probe-")
     scratch.chmod(0o755)
     reason = "no Python interpreter of our version"
@@ -89,7 +113,7 @@ def _jail() -> Isolation | str:
                 log.info("sandbox isolation: namespace jail (worker Python %s)", python)
                 return Isolation("namespace jail", (), uid is not None, python, jailed=True)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_scratch(scratch)
     return reason
 
 
@@ -142,15 +166,51 @@ def _unjailed() -> Isolation:
     return Isolation("rlimits only", (), False, sys.executable)
 
 
+_reapers: dict[Path, subprocess.Popen] = {}
+
+
 def scratch_folder(prefix: str) -> Path:
     """A new private folder, in memory (/dev/shm) where there is one: javac writes thousands of
-    small files, which costs about a millisecond each on a busy disk and nothing on tmpfs."""
+    small files, which costs about a millisecond each on a busy disk and nothing on tmpfs.
+
+    Remove it with remove_scratch. Should we die first, even by SIGKILL, a reaper removes it: a
+    shell in a session of its own that waits for the end of a pipe only we hold open.
+    """
     memory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
-    return Path(tempfile.mkdtemp(prefix=prefix, dir=memory))
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=memory))
+    _reapers[folder] = subprocess.Popen(["sh", "-c", 'read _; exec rm -rf -- "$0"', str(folder)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, cwd="/", env=ENV, start_new_session=True)
+    return folder
+
+
+def remove_scratch(folder: Path) -> None:
+    """Remove a scratch_folder and let its reaper go."""
+    shutil.rmtree(folder, ignore_errors=True)
+    reaper = _reapers.pop(folder, None)
+    if reaper is not None:
+        reaper.stdin.close()
+        reaper.wait()
 
 
 def fresh_uid() -> int:
-    return random.SystemRandom().randrange(1 << 20, 1 << 30)
+    return random.SystemRandom().randrange(*FRESH_UIDS)
+
+
+def own_uids_possible() -> bool:
+    """True where workers can run under fresh user ids: as root of a user namespace that maps all
+    of FRESH_UIDS (the host's does). Root of a rootless container may have only its own id
+    mapped (`unshare --user --map-root-user`); there a jail runs under our id."""
+    if os.geteuid() != 0:
+        return False
+    for name in ("uid_map", "gid_map"):
+        try:
+            ranges = [[int(n) for n in line.split()] for line in Path(f"/proc/self/{name}").read_text().splitlines()]
+        except (OSError, ValueError):
+            return False
+        if not any(first <= FRESH_UIDS[0] and FRESH_UIDS[1] <= first + count for first, _, count in ranges):
+            return False
+    return True
 
 
 def tasks_of(uid: int) -> int:
@@ -168,7 +228,7 @@ def tasks_of(uid: int) -> int:
 
 def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | None, uid: int | None) -> dict:
     """rlimits for one worker. Under our own user id the process cap counts what we already run."""
-    if uid is None and os.geteuid() != 0:
+    if uid is None:
         processes += tasks_of(os.getuid())
     limits = {resource.RLIMIT_CPU: cpu_s, resource.RLIMIT_NPROC: processes,
               resource.RLIMIT_FSIZE: file_bytes, resource.RLIMIT_CORE: 0}
@@ -177,9 +237,33 @@ def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | 
     return limits
 
 
-def _apply(limits: dict) -> None:  # runs in the child, between fork and exec
+def start_child(limits: dict, parent: int) -> None:
+    """Runs in a child between fork and exec (`parent`: our pid): it gets SIGKILL when the thread
+    that started it ends (a jail's whole pid namespace with it: kaser/code/namespaces.py), and
+    `limits` (rlimits)."""
+    _LIBC.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the supervisor died before the signal was set
+        os._exit(1)
     for which, value in limits.items():
         resource.setrlimit(which, (value, value))
+
+
+def resident_bytes(pid: int) -> int:
+    """Resident anonymous and shared memory of `pid` and of every process below it (in a jail,
+    every process of its pid namespace). A page that forked processes share counts in each,
+    so the sum errs on the high side; pages of files on disk are not counted (they can be dropped)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith(("RssAnon:", "RssShmem:")):
+                    total += int(line.split()[1]) << 10
+            for children in Path(f"/proc/{current}/task").glob("*/children"):
+                todo.extend(int(child) for child in children.read_text().split())
+        except (OSError, ValueError):
+            continue    # it ended while we looked
+    return total
 
 
 class Worker:
@@ -187,12 +271,15 @@ class Worker:
 
     `seen` is when the worker last made progress: the supervisor sets it on each record it accepts
     (bytes alone never do, so a program cannot keep itself alive by writing); `finished` kills a
-    worker that made none for `allowance` seconds. With `jail`, the worker runs in a namespace jail
-    whose /work is its working directory; without, in `folder`/work under `mode`'s fallback.
+    worker that made none for `allowance` seconds ("silent"), or whose processes together hold
+    more than `memory_bytes` of resident memory ("memory"; see resident_bytes), and `killed` says
+    why. With `jail`, the worker runs in a namespace jail whose /work is its working directory;
+    without, in `folder`/work under `mode`'s fallback.
     """
 
     def __init__(self, argv: list[str], *, stdin: Path | None, folder: Path, name: str, uid: int | None,
-                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None):
+                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None,
+                 memory_bytes: int | None = None):
         out, self.errors = folder / "private" / f"out-{name}.jsonl", folder / "private" / f"err-{name}.txt"
         if jail is not None:
             command, cwd, home = namespaces.jail_command(argv, jail, uid, mode.python), "/", "/work"
@@ -202,9 +289,10 @@ class Worker:
             self.process = subprocess.Popen(
                 command, stdin=source, stdout=sink, stderr=errors, cwd=cwd,
                 env={**ENV, "HOME": home}, start_new_session=True,
-                preexec_fn=functools.partial(_apply, limits))
+                preexec_fn=functools.partial(start_child, limits, os.getpid()))
         self.reader = open(out, encoding="utf-8", errors="replace")
-        self.pending, self.seen, self.killed = "", time.monotonic(), False
+        self.pending, self.seen, self.killed = "", time.monotonic(), ""
+        self.memory_bytes, self.memory_checked = memory_bytes, 0.0
 
     def records(self) -> list[dict]:
         """The JSON objects written since the last call (garbage lines, and lines nested too deeply
@@ -225,14 +313,20 @@ class Worker:
         return found
 
     def finished(self, allowance: float) -> bool:
-        """True once the process has ended; one without progress for `allowance` s is killed first."""
+        """True once the process has ended; one without progress for `allowance` s, or over its
+        memory, is killed first."""
         if self.process.poll() is not None:
             return True
-        if time.monotonic() - self.seen > allowance:
-            self.killed = True
+        now = time.monotonic()
+        if now - self.seen > allowance:
+            self.killed = "silent"
+        elif self.memory_bytes is not None and now - self.memory_checked >= MEMORY_CHECK_S:
+            self.memory_checked = now
+            if resident_bytes(self.process.pid) > self.memory_bytes:
+                self.killed = "memory"
+        if self.killed:
             self.kill()
-            return True
-        return False
+        return bool(self.killed)
 
     def kill(self) -> None:
         if self.process.poll() is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -107,10 +108,15 @@ def _javac_run(files, out: Path, policy: list[str], startup_s: float) -> tuple[i
             "-d", str(out), *map(str, files)]
     try:
         run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=isolation.ENV,
-                             cwd=out.parent, timeout=startup_s + 0.2 * len(argv))
+                             cwd=out.parent, timeout=startup_s + 0.2 * len(argv), preexec_fn=_dies_with_us())
         return run.returncode, run.stdout + run.stderr
     except subprocess.TimeoutExpired:
         return -1, "javac timed out"
+
+
+def _dies_with_us():
+    """A javac that outlived us would write into a scratch folder after its reaper removed it."""
+    return functools.partial(isolation.start_child, {}, os.getpid())
 
 
 _harness_lock = threading.Lock()
@@ -120,11 +126,12 @@ _harness_lock = threading.Lock()
 def _harness_folder() -> Path:
     """KaserHarness compiled once per process into a folder every sandbox user may read."""
     folder = isolation.scratch_folder("kaser-java-harness-")
-    atexit.register(shutil.rmtree, folder, True)
+    atexit.register(isolation.remove_scratch, folder)
     source = folder / f"{java_harness.HARNESS_CLASS}.java"
     source.write_text(java_harness.HARNESS_SOURCE, encoding="utf-8")
     run = subprocess.run(["javac", *(f"-J{flag}" for flag in JVM_FLAGS), "-nowarn", "-Xlint:none", "-encoding",
-                          "UTF-8", "-d", str(folder), str(source)], capture_output=True, text=True, env=isolation.ENV)
+                          "UTF-8", "-d", str(folder), str(source)], capture_output=True, text=True, env=isolation.ENV,
+                         preexec_fn=_dies_with_us())
     if run.returncode != 0:
         raise RuntimeError(f"the Java harness does not compile: {run.stdout}{run.stderr}")
     folder.chmod(0o755)

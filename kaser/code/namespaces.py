@@ -17,6 +17,10 @@ system and drops them:
   chrooted there, no_new_privs is set, and the worker is exec'd: it cannot remount, chroot back
   out or ptrace anything outside it; and since it is pid 1 of its pid namespace, every process it or its children start
   dies with it (the kernel kills a pid namespace whose first process ends).
+Pid 1 dies with `unshare` (`--kill-child`), and `unshare` with the supervisor: the parent-death
+signal that kaser.code.isolation sets before exec survives the execs, and `setpriv --pdeathsig`
+sets it again after the change of user id, which clears it. So `kill -9` of the supervisor ends
+the whole jail at once.
 The environment is whatever the caller passes (kaser.code.isolation.ENV: PATH, locale, HOME).
 
 Where the kernel refuses user namespaces (some containers, hardened kernels), `probe()` says
@@ -117,7 +121,8 @@ def system_binds(program: str) -> list[tuple[str, str]]:
 def jail_command(argv: list[str], jail: Jail, uid: int | None, python: str) -> list[str]:
     """The command line that runs `argv` jailed (under user id `uid` first, when we are root);
     `python` (of our version, one `uid` may run) builds the jail."""
-    prefix = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--"] if uid is not None else []
+    prefix = ["setpriv", "--pdeathsig", "SIGKILL", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--"] \
+        if uid is not None else []  # a new uid clears the parent-death signal: setpriv sets it again
     binds = [part for pair in [*system_binds(argv[0]), *jail.binds] for part in pair]
     return [*prefix, "unshare", "--user", "--map-root-user", "--mount", "--net", "--pid", "--ipc", "--uts",
             "--fork", "--kill-child", "--propagation", "private", "--",

@@ -59,7 +59,10 @@ log = logging.getLogger(__name__)
 class Limits:
     case_timeout_s: float = 2.0     # CPU seconds of one test case (and a Python module's top level); then "timeout"
                                     # (one that waits is stopped after 2 x this + 2 s of wall-clock time)
-    memory_mb: int = 256            # Python: address space of a worker; Java: heap (-Xmx)
+    memory_mb: int = 256            # Python: address space of each process of a worker; Java: heap (-Xmx)
+    jail_memory_mb: int = 768       # resident memory of all of a worker's processes together: memory_mb for
+                                    # the program, the rest for the worker (a JVM's metaspace, code, threads);
+                                    # beyond it the worker is killed and its case is "memory" (isolation.py)
     java_stack_mb: int = 16         # stack of the thread that runs Java cases
     processes: int = 128            # processes + threads for one batch (Java needs ~30 itself)
     file_bytes: int = 16 << 20      # largest file student code may write
@@ -325,7 +328,7 @@ class _Batch:
             raise RuntimeError(f"sandbox worker for {self.language} did not start: {slot.worker.stderr_tail()}")
         p, c = where
         if slot.finish != "restart" or slot.progress == 0:  # a restart must not loop without progress
-            result = _death(slot.worker.process.returncode, slot.worker.killed)
+            result = _death(slot.worker.process.returncode, slot.worker.killed, self.limits)
             if self.compiled.get(p) is None:
                 self.compiled[p] = False
                 self.diagnostics[p] = [Diagnostic(None, f"compiler crashed: {result.detail}")]
@@ -341,8 +344,11 @@ class _Batch:
         return where is not None
 
 
-def _death(returncode: int, killed: bool) -> CaseResult:
-    """What a worker's end says about the case it was running."""
+def _death(returncode: int, killed: str, limits: Limits) -> CaseResult:
+    """What a worker's end says about the case it was running (`killed`: why we killed it, or "")."""
+    if killed == "memory":
+        return CaseResult("memory", detail=f"the worker's processes together held more than "
+                                           f"{limits.jail_memory_mb} MB; worker killed")
     if killed:
         return CaseResult("timeout", detail="no answer within the time limit; worker killed")
     if returncode < 0:
@@ -379,7 +385,8 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
             root.mkdir(mode=0o755)
             jail = namespaces.Jail(root, tuple((str(k), v) for k, v in binds.items()), batch.limits.writable_mb)
         slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=name,
-                                       uid=batch.uid, limits=limits, mode=batch.mode, jail=jail)
+                                       uid=batch.uid, limits=limits, mode=batch.mode, jail=jail,
+                                       memory_bytes=batch.limits.jail_memory_mb << 20)
         slot.ready, slot.finish, slot.progress = False, "", 0
 
     active = list(slots)
@@ -564,7 +571,7 @@ def run_problems(language: str, problems: Sequence[tuple[str, Sequence[str], Seq
             else:
                 _run_python(batch, "run" if any(batch.args) else "compile")
         finally:
-            shutil.rmtree(batch.folder, ignore_errors=True)
+            isolation.remove_scratch(batch.folder)
     results = [ProgramResult(batch.compiled[p], tuple(batch.diagnostics[p]),
                              tuple(batch.cases[p]) if batch.compiled[p] else ())
                for p in range(len(batch.codes))]
