@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from kaser.sources import import_closure  # noqa: E402
 
 DVC_FILE = REPO / "dvc.yaml"
-WIDTH = 100
+WIDTH = 120
 _KEY = re.compile(r"^(?P<indent> *)(?P<key>cmd|deps):(?P<rest>.*)$")
 
 

@@ -102,22 +102,26 @@ class Stage:
             value = value.get(part) if isinstance(value, dict) else None
         return value
 
-    def section(self, name: str, cls: type[T], *, part: bool = False) -> T:
+    def section(self, name: str, cls: type[T], *, part: bool = False,
+                keys: tuple[str, ...] | None = None) -> T:
         """params.yaml section `name` as settings dataclass `cls`, every field from the file.
 
         `cls` is the section's own class (its fields are the section's keys: an unknown key is
         an error), or with `part=True` a small class of the few keys a stage needs from a section
         it shares (e.g. the embedder keys of `evaluate` that the report reads). Either way every
         field must be in the file: a default in the class never stands in for params.yaml.
+        `keys` reads only those fields of the section's own class, for a script whose variants
+        read different keys of one section (each baseline of stages/generate.py its own of
+        `baselines`); the other fields keep the class's defaults, which that variant never reads.
         """
-        fields = [field.name for field in dataclasses.fields(cls)]
+        fields = list(keys) if keys is not None else [f.name for f in dataclasses.fields(cls)]
         for key in fields:
             self._check(f"{name}.{key}")
         values = self._values(name)
         missing = [key for key in fields if key not in values]
         if missing:
             raise InputError(f"missing key(s) {', '.join(missing)}", file=f"{self.params_file}:{name}")
-        if part:
+        if part or keys is not None:
             values = {key: values[key] for key in fields}
         return from_dict(cls, values, where=f"{self.params_file}:{name}")
 

@@ -27,8 +27,7 @@ STAGE_PARAMS = {
             "max_pairs": 4, "gradient_checkpointing": False, "seed": 0},
     "baselines": {"backend": "local", "history": 2, "persona_history": 2, "max_code_chars": 80,
                   "persona_max_new_tokens": 6, "openai_model": None, "openai_base_url": None,
-                  "openai_temperature": 0.7, "cache_file": "baseline_cache.sqlite",
-                  "parastudent_max_pairs": 2, "parastudent_max_length": 768},
+                  "openai_temperature": 0.7, "parastudent_max_pairs": 2, "parastudent_max_length": 768},
     "llm": {"model": "o4-mini"},
 }
 

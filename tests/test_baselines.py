@@ -234,7 +234,7 @@ def test_stages_train_parastudent_and_write_every_baseline(workspace):
     keys = [t.select("student_id", "problem_id").unique().sort("student_id", "problem_id")
             for t in written.values()]
     assert all(k.equals(keys[0]) for k in keys)   # every method on the same test pairs
-    assert (workspace / "data/toy/baseline_cache.sqlite").is_file()   # the personas
+    assert (workspace / "data/toy/baseline_cache/persona.sqlite").is_file()   # the personas
 
 
 @pytest.mark.slow

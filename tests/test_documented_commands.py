@@ -227,7 +227,8 @@ def test_documented_commands_on_a_fresh_copy(fresh):
     fresh.run("dvc repro")
     for name in datasets(fresh):
         data = fresh.root / "data" / name
-        assert (data / "baseline_cache.sqlite").is_file(), name             # declared, though unused
+        for cached in ("icl", "persona"):                                   # declared, though unused
+            assert (data / "baseline_cache" / f"{cached}.sqlite").is_file(), (name, cached)
         assert pl.read_parquet(data / "predictions" / "icl.parquet").height == 0
         assert pl.read_parquet(data / "predictions" / "student_sft.parquet").height > 0
         evaluation = fresh.read_json(f"reports/{name}/evaluation.json")

@@ -10,7 +10,10 @@ Promises of the pipeline, checked on the real dvc.yaml through DVC's own stage g
    `llm` keys, which change no output, excepted);
 3. changing a params section reruns only the stages that read it and what follows them; in
    particular `grpo.*` reruns `grpo` (and its reward ablations, `ablate`) and later stages, never
-   data preparation, annotation, knowledge tracing, SFT or the baselines.
+   data preparation, annotation, knowledge tracing, SFT or the baselines;
+4. each baseline is its own stage: a change to one baseline's setting reruns that baseline's
+   stages (and the scores and report after them), never the other baselines' (DVC's own params
+   status on a copy of dvc.yaml and params.yaml, as `dvc status` computes it).
 """
 
 import ast
@@ -288,6 +291,87 @@ def test_generate_declares_the_params_of_every_sampled_method_of_the_registry():
     source = (REPO / "stages" / "generate.py").read_text()
     sampled = {m.name for m in METHODS.values() if m.role != "ablation"}
     assert set(script_literals(source)["PARAMS"]) == sampled
-    for method in sampled:   # the history baselines read their own section, the others not
+    for method in sampled:
         reads = script_params(source, method, "toy")
-        assert ("baselines" in reads) == (METHODS[method].prompt == "history"), (method, reads)
+        # no method reads the whole baselines section; every baseline whether it is sampled
+        assert "baselines" not in reads and "llm" not in reads, (method, reads)
+        assert ("baselines.methods" in reads) == (METHODS[method].role == "baseline"), (method, reads)
+        # only ICL and PersonaPrompt can ask an endpoint, so only they read the backend and llm keys
+        asks = method in ("icl", "persona")
+        assert ("baselines.backend" in reads) == asks and any(k.startswith("llm.") for k in reads) == asks
+
+
+def producers(graph, dataset: str) -> dict[str, object]:
+    """The stage that writes each sampled method's data/<ds>/predictions/<method>.parquet."""
+    found = {}
+    for stage in graph.nodes:
+        for out in stage.outs:
+            path = Path(out.def_path)
+            if path.parent == Path("data", dataset, "predictions"):
+                found[path.stem] = stage
+    return found
+
+
+@pytest.fixture(scope="module")
+def locked_copy(tmp_path_factory):
+    """A copy of dvc.yaml and params.yaml, DVC's graph of it, and each stage's params dependencies
+    holding the values they ran with, as dvc.lock holds them after a `dvc repro`."""
+    import yaml
+    from dvc.repo import Repo
+
+    root = tmp_path_factory.mktemp("locked")
+    (root / "dvc.yaml").write_text((REPO / "dvc.yaml").read_text())
+    (root / "params.yaml").write_text((REPO / "params.yaml").read_text())
+    Repo.init(str(root), no_scm=True).close()
+    repo = Repo(str(root))
+    try:
+        graph = repo.index.graph
+        locked = [dep for stage in graph.nodes for dep in stage.deps
+                  if type(dep).__name__ == "ParamsDependency"]
+        for dep in locked:
+            dep.save()
+        yield root, graph, locked, yaml.safe_load((root / "params.yaml").read_text())
+    finally:
+        repo.close()
+
+
+def changed_by(locked_copy, key: str, value) -> tuple[set[str], set[str]]:
+    """What `dvc repro` reruns after params.yaml `key` is set to `value`: the stages whose params
+    DVC itself finds changed, and every stage after them; and which sampled methods' predictions
+    those stages write."""
+    import copy
+    import yaml
+
+    root, graph, locked, params = locked_copy
+    changed_params = copy.deepcopy(params)
+    *path, last = key.split(".")
+    section = changed_params
+    for part in path:
+        section = section[part]
+    assert last in section, f"{key} is not a params.yaml key"
+    section[last] = value
+    (root / "params.yaml").write_text(yaml.safe_dump(changed_params))
+    try:
+        changed = {dep.stage for dep in locked if dep.workspace_status()}
+    finally:
+        (root / "params.yaml").write_text(yaml.safe_dump(params))
+    reruns = changed.union(*(nx.ancestors(graph, stage) for stage in changed))
+    methods = {method for dataset in params["datasets"]
+               for method, stage in producers(graph, dataset).items() if stage in reruns}
+    return {stage.name for stage in reruns}, methods
+
+
+@pytest.mark.parametrize("key, value, methods", [
+    ("baselines.persona_history", 3, {"persona"}),              # PersonaPrompt's alone
+    ("baselines.persona_max_new_tokens", 64, {"persona"}),
+    ("baselines.history", 3, {"icl", "parastudent"}),           # the in-context prompt (and its tuning)
+    ("baselines.openai_model", "qwen-7b", {"icl", "persona"}),  # the two that can ask an endpoint
+    ("baselines.parastudent_max_pairs", 6, {"parastudent"}),    # through its adapter
+    ("sft.learning_rate", 1.0e-4, {"student_sft", "parastudent", "kaser"}),   # the adapters they share
+    ("grpo.learning_rate", 1.0e-4, {"kaser"}),                  # no baseline reads KASER's training
+])
+def test_a_baseline_setting_reruns_that_baseline_and_what_follows_only(locked_copy, key, value, methods):
+    reruns, rerun_methods = changed_by(locked_copy, key, value)
+    assert rerun_methods == methods, (key, sorted(reruns))
+    if rerun_methods:        # what follows: the scores and the report
+        assert {"evaluate@synthetic-java", "report@synthetic-java", "readme"} <= reruns

@@ -135,5 +135,5 @@ def test_the_study_target_runs_python_stages_only():
     finally:
         repo.close()
     assert {"sft@synthetic-python", "grpo@synthetic-python", "generate@synthetic-python",
-            "baselines@synthetic-python", "evaluate@synthetic-python"} <= upstream
+            "baseline_student_sft@synthetic-python", "evaluate@synthetic-python"} <= upstream
     assert not any("synthetic-java" in name for name in upstream)

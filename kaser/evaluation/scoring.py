@@ -130,7 +130,7 @@ class Truth:
 
 def prediction_path(folder: Path, method: str) -> Path:
     """Where a method's predictions are: data/<ds>/ablations/ for the reward ablations (the
-    ablate stage), data/<ds>/predictions/ for KASER and the baselines (generate, baselines)."""
+    ablate stage), data/<ds>/predictions/ for KASER and the baselines (generate, baseline_<method>)."""
     return Path(folder) / methods.METHODS[method].predictions_dir / f"{method}.parquet"
 
 

@@ -5,7 +5,7 @@ per test pair from the local base model or from any OpenAI-compatible endpoint.
 
     predictions = predict_baseline("icl", pairs, problems, submissions, params, generate,
                                    llm=llm, model_id="smollm2-135m-instruct-gguf",
-                                   cache_path="data/synthetic-java/baseline_cache.sqlite")
+                                   cache_path="data/synthetic-java/baseline_cache/icl.sqlite")
 
 Backends (params.yaml `baselines.backend`):
 - `local` (default): the base model in models/base, no adapter, sampled like KASER
@@ -17,7 +17,12 @@ Backends (params.yaml `baselines.backend`):
   `vllm serve`), plain-text answers (no JSON mode) and no fixed seed. Each of the K samples of a
   pair is its own request, the sample number in the prompt version, so the cache holds K answers
   rather than one answer K times. Every answer, personas included, is cached.
-ParaStudent always runs locally: it needs its LoRA adapter.
+ParaStudent always runs locally: it needs its LoRA adapter, and it reads neither the backend
+settings nor a cache.
+
+What each baseline reads of `BaselineParams` (stages/generate.py declares the same per stage):
+ICL `history`, PersonaPrompt `persona_history` and `persona_max_new_tokens`, ParaStudent
+`history`; all three `max_code_chars`; ICL and PersonaPrompt the backend, `openai_*` and `llm`.
 """
 
 from __future__ import annotations
@@ -133,15 +138,17 @@ def student_personas(pairs: pl.DataFrame, params: BaselineParams, *, llm: LLMPar
 
 def predict_baseline(method: str, pairs: pl.DataFrame, problems: pl.DataFrame,
                      submissions: pl.DataFrame, params: BaselineParams, generate: GenerateParams,
-                     *, llm: LLMParams, model_id: str, cache_path, model_path="models/base",
+                     *, llm: LLMParams | None, model_id: str, cache_path, model_path="models/base",
                      adapter=None, dtype: str = "auto") -> pl.DataFrame:
     """K predicted codes for every row of a `student_pairs` table by one history baseline, as
-    `kaser.predictor.sampling.prediction_rows` (student_id, problem_id, sample, code, method)."""
+    `kaser.predictor.sampling.prediction_rows` (student_id, problem_id, sample, code, method).
+    ParaStudent takes no `llm` and no `cache_path` (None)."""
     if method not in METHODS:
         raise InputError(f"unknown baseline {method!r}; choose one of {', '.join(METHODS)}")
     if method == "parastudent" and adapter is None:
         raise InputError("ParaStudent needs its adapter; run stages/parastudent.py first")
-    ResponseCache(cache_path).close()   # the stage's DVC output exists even if nothing is asked
+    if cache_path is not None:   # the stage's DVC output exists even if nothing is asked
+        ResponseCache(cache_path).close()
     if method == "persona":
         history = with_history(pairs, problems, submissions, params.persona_history,
                                params.max_code_chars)
@@ -149,10 +156,10 @@ def predict_baseline(method: str, pairs: pl.DataFrame, problems: pl.DataFrame,
                                     model_id=model_id, cache_path=cache_path, generate=generate,
                                     dtype=dtype)
         chats = persona_messages(pairs, personas)
-    else:
+    else:   # ICL and ParaStudent: the same in-context prompt
         chats = icl_messages(with_history(pairs, problems, submissions, params.history,
                                           params.max_code_chars))
-    if params.backend == "openai" and method != "parastudent":
+    if method != "parastudent" and params.backend == "openai":   # ParaStudent reads no backend
         completions = openai_samples(chats, generate.k, PROMPT_VERSIONS[method],
                                      openai_config(llm, params), cache_path)
         return prediction_rows(pairs, completions, method)

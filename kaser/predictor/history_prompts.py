@@ -57,7 +57,8 @@ PROMPT_VERSIONS = {"icl": "icl-v2", "persona": "persona-prompt-v2", "summary": "
 
 @dataclass(frozen=True)
 class BaselineParams:
-    """params.yaml `baselines` (one comment per key there)."""
+    """params.yaml `baselines` (one comment per key there); each baseline reads only its own
+    keys of it (kaser.predictor.baselines, stages/generate.py)."""
     backend: str = "local"
     history: int = 5
     persona_history: int = 5
@@ -66,7 +67,6 @@ class BaselineParams:
     openai_model: str | None = None
     openai_base_url: str | None = None
     openai_temperature: float | None = 0.7
-    cache_file: str = "baseline_cache.sqlite"
     parastudent_max_pairs: int | None = 12
     parastudent_max_length: int = 2048
     methods: tuple[str, ...] = ("student_sft", "icl", "persona", "parastudent")
