@@ -3,9 +3,14 @@ training pairs and measure the reward, both during training and on held-out pair
 
     python benchmarks/grpo_learns.py      # after `dvc repro sft@synthetic-python cluster@synthetic-python`
     python benchmarks/grpo_learns.py -S grpo.learning_rate=1e-4 -S grpo.num_iterations=2
+    python benchmarks/grpo_learns.py --own-sft 200     # first a Student SFT adapter of its own (needs cluster@ only)
     python benchmarks/grpo_learns.py --smoke              # seconds: tiny random model, toy judge
 
-What it does, on the first run of params.yaml `model` (first split, first fold) of `--dataset`:
+What it does, on the first run of params.yaml `model` (first split, first fold) of `--dataset`,
+from that run's Student SFT adapter, or with `--own-sft PAIRS` from one it trains first on that
+many training pairs (params.yaml `sft`, each `-S sft.key=value` laid over it; the default run's
+adapter has seen 48 pairs, too few to write a clean program often, so its error reward rarely
+varies within a group):
 1. draws a fixed pool of `--pool` training pairs and a probe set of `--probe` test pairs (unseen
    students' pairs with the student split), both seeded;
 2. samples `--probe-k` completions per probe pair from the SFT adapter and scores each with the
@@ -18,7 +23,8 @@ What it does, on the first run of params.yaml `model` (first split, first fold) 
    the same seed, so the before/after difference is paired per probe pair.
 
 It prints the slope of the mean total reward per generated batch with its 95% t interval, the
-share of groups whose error reward had no spread, the probe set's mean reward before and after,
+share of groups whose error reward had no spread, the probe set's mean reward before and after
+(with each part's mean and the share cut off),
 and last `reward_gain: X`: the mean paired gain per probe pair, with its 95% t interval printed
 above it. The gain says whether the trained adapter earns more reward on pairs it never saw; it
 cannot say whether its codes are more like the students' in other respects (the evaluation does).
@@ -49,14 +55,15 @@ def log(line: str) -> None:
     print(line, flush=True)
 
 
-def overrides(settings: list[str]) -> dict[str, object]:
-    """`-S grpo.key=value` settings as {key: YAML value}; only the grpo section is accepted."""
-    found = {}
+def overrides(settings: list[str]) -> dict[str, dict[str, object]]:
+    """`-S grpo.key=value` / `-S sft.key=value` settings as {section: {key: YAML value}}."""
+    found: dict[str, dict[str, object]] = {"grpo": {}, "sft": {}}
     for setting in settings:
         key, sep, value = setting.partition("=")
-        if not sep or not key.startswith("grpo."):
-            raise SystemExit(f"grpo_learns.py: -S {setting!r}: give grpo.<key>=<value>")
-        found[key.removeprefix("grpo.")] = yaml_value(value)
+        section, dot, name = key.partition(".")
+        if not sep or not dot or section not in found:
+            raise SystemExit(f"grpo_learns.py: -S {setting!r}: give grpo.<key>=<value> or sft.<key>=<value>")
+        found[section][name] = yaml_value(value)
     return found
 
 
@@ -71,32 +78,33 @@ def yaml_value(text: str):
     return value
 
 
-def grpo_params(params: dict, changes: dict[str, object]):
-    from kaser.predictor.grpo import GrpoParams
-
-    section = dict(params["grpo"])
+def section_params(params: dict, name: str, cls, changes: dict[str, object]):
+    """params.yaml section `name` with `changes` laid over it, as settings class `cls`."""
+    section = dict(params[name])
     unknown = set(changes) - set(section)
     if unknown:
-        raise SystemExit(f"grpo_learns.py: not params.yaml grpo keys: {', '.join(sorted(unknown))}")
+        raise SystemExit(f"grpo_learns.py: not params.yaml {name} keys: {', '.join(sorted(unknown))}")
     section.update(changes)
-    if isinstance(section.get("reward_weights"), list):
-        section["reward_weights"] = tuple(section["reward_weights"])
-    return GrpoParams(**section)
+    section = {key: tuple(value) if isinstance(value, list) and key == "reward_weights" else value
+               for key, value in section.items()}
+    return cls(**section)
 
 
 # ------------------------------------------------------------------------------- the real setup
 
-def pipeline_inputs(dataset: str, params: dict):
-    """(base model folder, SFT adapter folder, dataset folder, split, fold) of the first run."""
+def pipeline_inputs(dataset: str, params: dict, own_sft: bool):
+    """(base model folder, SFT adapter folder, dataset folder, split, fold) of the first run; with
+    `own_sft` no adapter is needed (the benchmark trains one)."""
     split, fold = params["model"]["splits"][0], params["model"]["folds"][0]
     base, folder = ROOT / "models" / "base", ROOT / "data" / dataset
     adapter = ROOT / "models" / dataset / "sft" / f"{split}-{fold}"
-    needed = [base / "config.json", adapter / "adapter_config.json",
-              folder / "submission_errors.parquet", folder / "mastery.parquet"]
+    needed = [base / "config.json", folder / "submission_errors.parquet", folder / "mastery.parquet"]
+    needed += [] if own_sft else [adapter / "adapter_config.json"]
     missing = [str(path.relative_to(ROOT)) for path in needed if not path.exists()]
     if missing:
+        stages = f"cluster@{dataset}" if own_sft else f"sft@{dataset} cluster@{dataset}"
         raise SystemExit(f"grpo_learns.py: {', '.join(missing)} not found; run "
-                         f"`dvc repro sft@{dataset} cluster@{dataset}` first (or --smoke: a tiny random model)")
+                         f"`dvc repro {stages}` first (or --smoke: a tiny random model)")
     return base, adapter, folder, split, fold
 
 
@@ -150,11 +158,13 @@ def smoke_judge(problem_id, code, candidates):
 
 # ------------------------------------------------------------------------------- measuring
 
-def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dtype: str) -> list[float]:
+def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dtype: str
+                  ) -> tuple[list[float], dict[str, float]]:
     """Mean hybrid reward of `k` samples per probe pair, scored by GRPO's own reward functions
-    (kaser.predictor.grpo.kaser_rewards; the samples say themselves which the budget cut off)."""
+    (kaser.predictor.grpo.kaser_rewards; the samples say themselves which the budget cut off),
+    and the mean of each part over all samples, with the share cut off."""
     from kaser.predictor.base_model import load_tokenizer
-    from kaser.predictor.grpo import kaser_rewards
+    from kaser.predictor.grpo import REWARD_NAMES, kaser_rewards
     from kaser.predictor.prompt import pair_messages
     from kaser.predictor.sampling import GenerateParams, sample_completions
 
@@ -168,7 +178,7 @@ def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dty
                               seed=params.seed)
     samples = sample_completions(base, adapter, prompts, sampling, dtype)
     rewards = kaser_rewards(judge)
-    means = []
+    means, part_sums = [], [0.0] * len(rewards)
     for row, own in zip(probe.iter_rows(named=True), samples):
         n = len(own)
         columns = {"code": [row["code"]] * n, "language": [row["language"]] * n,
@@ -178,7 +188,15 @@ def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dty
         parts = [reward(own, **columns) for reward in rewards]
         totals = [sum(w * part[i] for w, part in zip(params.reward_weights, parts)) for i in range(n)]
         means.append(sum(totals) / n)
-    return means
+        part_sums = [total + sum(part) for total, part in zip(part_sums, parts)]
+    count = sum(len(own) for own in samples)
+    parts = {name: total / count for name, total in zip(REWARD_NAMES, part_sums)}
+    parts["cut_off"] = sum(bool(text.truncated) for own in samples for text in own) / count
+    return means, parts
+
+
+def parts_line(parts: dict[str, float]) -> str:
+    return ", ".join(f"{name.removesuffix('_reward')} {value:.3f}" for name, value in parts.items())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -189,7 +207,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--probe-k", type=int, default=4, help="samples per probe pair")
     parser.add_argument("--generations", type=int, default=24, help="generated batches GRPO trains on")
     parser.add_argument("-S", dest="settings", action="append", default=[],
-                        help="grpo.<key>=<value> over params.yaml (repeatable)")
+                        help="grpo.<key>=<value> or sft.<key>=<value> over params.yaml (repeatable)")
+    parser.add_argument("--own-sft", type=int, default=None, metavar="PAIRS",
+                        help="first train a Student SFT adapter on this many training pairs (params.yaml "
+                             "sft with the -S sft settings) instead of continuing the pipeline's")
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     parser.add_argument("--smoke", action="store_true",
                         help="tiny random model, toy data and judge, 2 generated batches (seconds)")
@@ -198,12 +219,15 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.errors.annotate import AnnotateParams
     from kaser.errors.judge import JudgeParams, reward_judge
     from kaser.evaluation.summary import slope_interval, t_interval
-    from kaser.predictor.grpo import resolve_completion_length, train_grpo
-    from kaser.predictor.sft import sample_pairs
+    from kaser.predictor.grpo import GrpoParams, resolve_completion_length, train_grpo
+    from kaser.predictor.sft import SftParams, sample_pairs, train_sft
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     changes = overrides(args.settings)
-    grpo = grpo_params(params, changes)
+    grpo = section_params(params, "grpo", GrpoParams, changes["grpo"])
+    sft = section_params(params, "sft", SftParams, changes["sft"])
+    if changes["sft"] and args.own_sft is None:
+        raise SystemExit("grpo_learns.py: -S sft.<key> needs --own-sft (the pipeline's adapter is trained already)")
     work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))   # the trained adapter; removed at exit
     atexit.register(shutil.rmtree, work, ignore_errors=True)
     start = time.perf_counter()
@@ -214,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
         dtype, judging = "float32", contextlib.nullcontext(smoke_judge)
         log("smoke run: tiny random model, every code judged clean; the figures mean nothing")
     else:
-        base, adapter, folder, split, fold = pipeline_inputs(args.dataset, params)
+        base, adapter, folder, split, fold = pipeline_inputs(args.dataset, params, args.own_sft is not None)
         train, test = (labelled_pairs(folder, split, fold, part) for part in ("train", "test"))
         dtype = params["model"]["dtype"]
         from kaser.data.contracts import read_dataset
@@ -225,18 +249,26 @@ def main(argv: list[str] | None = None) -> None:
     probe = sample_pairs(test, args.probe, grpo.seed + 1)
     grpo = dataclasses.replace(grpo, max_pairs=None,
                                epochs=args.generations * grpo.prompts_per_step / pool.height)
-    changed = {key: getattr(grpo, key) for key in changes}
+    changed = {f"grpo.{key}": getattr(grpo, key) for key in changes["grpo"]}
+    if args.own_sft is not None:
+        sft = dataclasses.replace(sft, max_pairs=args.own_sft)
+        changed |= {f"sft.{key}": getattr(sft, key) for key in changes["sft"]} | {"own SFT pairs": args.own_sft}
     log(f"dataset {'toy' if args.smoke else args.dataset}: pool {pool.height} training pairs, probe "
         f"{probe.height} test pairs x {args.probe_k} samples, {args.generations} generated batches "
         f"of {grpo.prompts_per_step} x {grpo.num_generations}, budget {grpo.max_completion_length} "
         f"tokens; grpo over params.yaml: {changed or 'none'}")
 
+    if args.own_sft is not None:
+        adapter = work / "sft"
+        train_sft(base, train, sft, adapter, dtype)   # its own seeded draw of the training pairs
+        log(f"own Student SFT adapter: {sft.max_pairs} pairs ({time.perf_counter() - start:.0f} s)")
     with judging as judge:
-        before = probe_rewards(base, adapter, probe, grpo, args.probe_k, judge, dtype)
-        log(f"probe before: mean reward {sum(before) / len(before):.4f} ({time.perf_counter() - start:.0f} s)")
+        before, parts_before = probe_rewards(base, adapter, probe, grpo, args.probe_k, judge, dtype)
+        log(f"probe before: mean reward {sum(before) / len(before):.4f} ({parts_line(parts_before)}; "
+            f"{time.perf_counter() - start:.0f} s)")
         history = train_grpo(base, adapter, pool, grpo, work / "grpo", judge, dtype)
         log(f"trained ({time.perf_counter() - start:.0f} s)")
-        after = probe_rewards(base, work / "grpo", probe, grpo, args.probe_k, judge, dtype)
+        after, parts_after = probe_rewards(base, work / "grpo", probe, grpo, args.probe_k, judge, dtype)
 
     steps = [entry for entry in history if "reward" in entry]
     rewards = [entry["reward"] for entry in steps]
@@ -251,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
             f"[{slope['interval'][0]:+.5f}, {slope['interval'][1]:+.5f}], n {slope['n']}")
     if spread:
         log(f"groups with no error-reward spread: {sum(spread) / len(spread):.2f} of a step on average")
-    log(f"probe after: mean reward {sum(after) / len(after):.4f}")
+    log(f"probe after: mean reward {sum(after) / len(after):.4f} ({parts_line(parts_after)})")
     if interval:
         log(f"paired gain on the probe set: {gain:+.4f}, 95% CI [{interval[0]:+.4f}, {interval[1]:+.4f}], "
             f"n {len(gains)} pairs; learns: {'yes' if interval[0] > 0 else 'not shown'}")
@@ -261,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:
             "settings": changed, "pool": pool.height, "probe": probe.height, "probe_k": args.probe_k,
             "generations": args.generations, "budget": grpo.max_completion_length,
             "rewards": rewards, "zero_spread": spread, "slope": slope, "before": before,
-            "after": after, "gain": gain, "gain_interval": interval, "seconds": seconds,
+            "after": after, "parts_before": parts_before, "parts_after": parts_after, "gain": gain, "gain_interval": interval, "seconds": seconds,
             "smoke": args.smoke}, indent=1) + "\n")
     log(f"reward_gain: {gain:.4f}")
 

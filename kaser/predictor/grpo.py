@@ -57,7 +57,7 @@ ABLATION_METHODS = {m.dropped_reward: m.name for m in METHODS.values() if m.drop
 class GrpoParams:
     num_generations: int = 5
     prompts_per_step: int = 2
-    learning_rate: float = 1e-5
+    learning_rate: float = 1e-4
     epochs: float = 1.0
     beta: float = 0.0
     temperature: float = 0.7
@@ -69,13 +69,13 @@ class GrpoParams:
     budget_cap: int = 1024                   # with auto: at most this many completion tokens
     reward_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
     loss_type: str = "dapo"
-    num_iterations: int = 1              # policy updates per generated batch (TRL's mu)
+    num_iterations: int = 2              # policy updates per generated batch (TRL's mu)
     steps_per_generation: int | None = None   # optimizer steps one generated batch is split into
     epsilon: float = 0.2                 # PPO clip range of the importance ratio
     scale_rewards: str = "group"         # group | batch | none: advantage divided by the reward std
     multi_objective_aggregation: str = "sum_then_normalize"   # or normalize_then_sum (GDPO)
     mask_truncated_completions: bool = False   # a cut-off completion adds nothing to the loss
-    lr_scheduler_type: str = "linear"
+    lr_scheduler_type: str = "constant"
     max_pairs: int | None = 4
     gradient_checkpointing: bool = False
     use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
