@@ -245,7 +245,8 @@ def test_documented_commands_on_a_fresh_copy(fresh):
     assert "study end" in output, output[-3000:]
     evaluation = fresh.read_json("reports/synthetic-python/evaluation.json")
     assert set(evaluation["methods"]) == {"kaser", "student_sft"}
-    assert evaluation["methods"]["kaser"]["per_problem_split"] == "problem"
+    assert evaluation["methods"]["kaser"]["per_pair_split"] == "student"
+    assert (fresh.root / "reports" / "study-student-python" / "pair_scores.csv").is_file()   # copied
 
     # 3. docs/experiments-and-studies.md's dvc lines, each from the copy's own params.yaml
     lines = experiment_lines()
@@ -256,7 +257,7 @@ def test_documented_commands_on_a_fresh_copy(fresh):
         if "ablations.rewards" in line:
             evaluation = fresh.read_json("reports/synthetic-python/evaluation.json")
             assert {"kaser_no_sim", "kaser_no_err", "kaser_no_div"} <= set(evaluation["methods"])
-    assert "cpu-study" in fresh.run("dvc exp list")
+    assert "study-student-python" in fresh.run("dvc exp list")
 
     # 4. the README's kaser lines, after the pipeline has trained the adapters they use
     fresh.run("git checkout -- params.yaml")
