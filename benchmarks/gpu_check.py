@@ -16,7 +16,11 @@ Runs our own functions, not copies of them, end to end on a few steps each:
    SmolLM2-135M-Instruct architecture, 30 layers, hidden 576; `tiny`: hidden 32), or a
    materialised base-model folder. Real weights cannot travel to the GPU machine (the SmolLM2
    GGUF alone is 94 MB, over its 64 MiB limit), so the samples are random text: the check is that
-   the paths run on the device, that training moves the LoRA weights and that samples decode;
+   the paths run on the device, that training moves the LoRA weights and that samples decode.
+   GRPO trains a copy whose end token has an embedding row of its own (`tiny_lm.make_it_end`):
+   that token is also the pad token, whose row a fresh Llama zeroes, and a model that never ends
+   a completion earns GRPO no reward at all (a cut-off completion earns 0), so its LoRA weights
+   would never move. SFT and sampling use the network as built, whose samples run to the budget;
 3. Student SFT (`kaser.predictor.sft.examples_trainer`, TRL SFTTrainer, loss on the code only);
 4. KASER GRPO (`kaser.predictor.grpo.grpo_trainer`, TRL GRPOTrainer) continuing that adapter with
    the three rewards of `kaser.predictor.rewards`; the error reward's judge is the real static
@@ -56,6 +60,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "tests"))   # tiny_lm: SmolLM2's tokenizer offline, make_it_end
 
 import polars as pl  # noqa: E402
 import torch  # noqa: E402
@@ -158,22 +163,29 @@ def make_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, train_students
     return with_errors(train, errors, candidates), test
 
 
+# the end token's row length per shape: with it most GRPO completions end within the 16-token
+# smoke budget, not all at once (measured on CPU); a longer row ends them all at the first token
+END_ROW_NORM = {"tiny": 11.0, "smollm2-shape": 8.0}
+
+
 def tokenizer_folder(given: str | None) -> Path:
     if given:
         return Path(given)
-    sys.path.insert(0, str(ROOT / "tests"))
     from tiny_lm import smollm2_tokenizer
     folder = Path(tempfile.mkdtemp(prefix="gpu-check-tokenizer-"))
     smollm2_tokenizer().save_pretrained(folder)
     return folder
 
 
-def build_model(kind: str, tokenizer_dir: Path, work: Path) -> Path:
-    """A folder that load_model reads: a random Llama of the given shape + SmolLM2's tokenizer."""
+def build_model(kind: str, tokenizer_dir: Path, work: Path) -> tuple[Path, Path]:
+    """Two folders that load_model reads: a random Llama of the given shape + SmolLM2's tokenizer,
+    and the same network with the end token's own row (`make_it_end`) for GRPO; for a materialised
+    base-model folder, that folder twice."""
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    if kind not in ("tiny", "smollm2-shape"):
-        return Path(kind)   # a materialised base-model folder
+    if kind not in END_ROW_NORM:
+        return Path(kind), Path(kind)
+    from tiny_lm import make_it_end
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     shape = TINY_SHAPE if kind == "tiny" else SMOLLM2_SHAPE
     config = LlamaConfig(vocab_size=len(tokenizer), tie_word_embeddings=True,
@@ -181,14 +193,18 @@ def build_model(kind: str, tokenizer_dir: Path, work: Path) -> Path:
                          pad_token_id=tokenizer.pad_token_id, **shape)
     torch.manual_seed(0)
     model = LlamaForCausalLM(config)
-    folder = work / f"model-{kind}"
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    folder, ending = work / f"model-{kind}", work / f"model-{kind}-ending"
+    for where in (folder, ending):
+        if where == ending:
+            make_it_end(model, tokenizer.eos_token_id, END_ROW_NORM[kind])
+        model.save_pretrained(where)
+        tokenizer.save_pretrained(where)
     params = sum(p.numel() for p in model.parameters())
     RESULT["model"] = {"kind": kind, "parameters": params, "layers": config.num_hidden_layers,
                        "hidden": config.hidden_size, "vocab": config.vocab_size}
-    log(f"model {kind}: {params / 1e6:.1f} M parameters (random weights), saved to {folder}")
-    return folder
+    log(f"model {kind}: {params / 1e6:.1f} M parameters (random weights), saved to {folder}; "
+        f"with the end token's own row (for GRPO) to {ending}")
+    return folder, ending
 
 
 # ------------------------------------------------------------------------------------ training
@@ -462,20 +478,21 @@ def main() -> int:
         return finish(args.out, start)
     train, test = make_pairs(problems, submissions, args.train_students)
     log(f"pairs: {train.height} train, {test.height} test")
-    model_dir = phase("model")(build_model)(args.model, tokenizer_folder(args.tokenizer), work)
-    if model_dir is None:
+    built = phase("model")(build_model)(args.model, tokenizer_folder(args.tokenizer), work)
+    if built is None:
         return finish(args.out, start)
+    model_dir, ending_dir = built
     sft_dir = run_sft(model_dir, train, args, work / "sft", device)
     grpo_dir = None
     if sft_dir is not None:
         judge = make_judge(problems, submissions)
         run_judge_check(judge, submissions)
-        grpo_dir = run_grpo(model_dir, sft_dir, train, judge, args, work / "grpo", device)
+        grpo_dir = run_grpo(ending_dir, sft_dir, train, judge, args, work / "grpo", device)
     run_sampling(model_dir, grpo_dir or sft_dir, test, args, device)
     if args.checkpointing and sft_dir is not None:
         ckpt = run_sft(model_dir, train, args, work / "sft-ckpt", device, "sft_checkpointing", 2, True)
         if ckpt is not None:
-            run_grpo(model_dir, ckpt, train, judge, args, work / "grpo-ckpt", device,
+            run_grpo(ending_dir, ckpt, train, judge, args, work / "grpo-ckpt", device,
                      "grpo_checkpointing", 1, True)
     if args.vllm:
         run_vllm(model_dir, grpo_dir or sft_dir, test, args)

@@ -60,7 +60,7 @@ def sft_adapter(tmp_path):
     """An adapter as the SFT stage leaves it; B initialised randomly so every tensor gets a
     gradient on the first step (a zero B gives A none)."""
     from peft import LoraConfig, get_peft_model
-    model, _ = load_model(tiny_model_folder(), dtype="float32", trainable=True)
+    model, _ = load_model(tiny_model_folder(ending=True), dtype="float32", trainable=True)
     peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj",
                                                   "v_proj"], init_lora_weights=False,
                                                   task_type="CAUSAL_LM"))
@@ -81,9 +81,12 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
 
     params = GrpoParams(num_generations=3, prompts_per_step=2, learning_rate=1e-3,
                         max_completion_length=12)
-    log = train_grpo(tiny_model_folder(), adapter, labelled(), params, tmp_path / "grpo", judge,
-                     dtype="float32")
+    log = train_grpo(tiny_model_folder(ending=True), adapter, labelled(), params, tmp_path / "grpo",
+                     judge, dtype="float32")
     step = log[0]
+    # a model that ends some completions: a cut-off one earns nothing, so one that never ends
+    # would leave every reward 0 and the weights where they were
+    assert 0 < step["completions/clipped_ratio"] < 1
     for name in ("similarity_reward", "error_reward", "diversity_reward"):
         assert 0.0 <= step[f"rewards/{name}/mean"] <= 1.0
     assert step["reward"] == pytest.approx(sum(step[f"rewards/{name}/mean"] for name in
@@ -93,7 +96,7 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
     # list; those cut off by the 12-token budget were not judged (error reward 0)
     assert set(seen) <= {("p1", ("Missing return", "Off by one")), ("p2", ())}
     assert len(seen) == round(6 * (1 - step["completions/clipped_ratio"]))
-    trained, _ = load_model(tiny_model_folder(), adapter=tmp_path / "grpo", dtype="float32")
+    trained, _ = load_model(tiny_model_folder(ending=True), adapter=tmp_path / "grpo", dtype="float32")
     after = lora_state(trained)
     assert after.keys() == before.keys()
     assert all(not torch.equal(before[name], after[name]) for name in before)

@@ -4,6 +4,12 @@ The tokenizer (with its chat template) is SmolLM2's, read from the GGUF that the
 package ships, so the prompts are the real ones; the network is a 2-layer Llama with hidden size
 32. Built once per test process; the tokenizer (about 5 s to read from the GGUF) is kept in the
 system temp folder between runs.
+
+SmolLM2's end token is also its pad token, so a freshly initialised Llama zeroes its embedding row
+(the padding row) and, the embeddings being tied, never ends a completion. The GRPO rewards pay
+nothing for a completion cut off by the budget, so a trainer test needs a model that ends:
+`tiny_model_folder(ending=True)` gives the end token a row of its own (`make_it_end`), and about
+half of a padded batch's 12-token completions end.
 """
 
 from __future__ import annotations
@@ -35,9 +41,24 @@ def smollm2_tokenizer():
     return AutoTokenizer.from_pretrained(cache)
 
 
+END_ROW_NORM = 11.0   # hidden size 32: about half of a padded batch's 12-token completions end
+
+
+def make_it_end(model, end_token_id: int, norm: float = END_ROW_NORM) -> None:
+    """Give the end token's (tied) embedding row a fixed random direction of length `norm`, so that a
+    random network ends some completions instead of none."""
+    import torch
+
+    with torch.no_grad():
+        row = model.get_input_embeddings().weight[end_token_id]
+        direction = torch.randn(row.shape, generator=torch.Generator().manual_seed(0))
+        row.copy_(direction / direction.norm() * norm)
+
+
 @functools.cache
-def tiny_model_folder() -> Path:
-    """A folder that `kaser.predictor.base_model.load_model` loads: tokenizer + tiny random Llama, float32."""
+def tiny_model_folder(ending: bool = False) -> Path:
+    """A folder that `kaser.predictor.base_model.load_model` loads: tokenizer + tiny random Llama,
+    float32; with `ending`, one that ends about half of a padded batch's completions within 12 tokens."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -49,6 +70,8 @@ def tiny_model_folder() -> Path:
                          pad_token_id=tokenizer.pad_token_id)
     torch.manual_seed(0)
     model = LlamaForCausalLM(config)
+    if ending:
+        make_it_end(model, tokenizer.eos_token_id)
     folder = Path(tempfile.mkdtemp(prefix="kaser-tiny-lm-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     model.save_pretrained(folder)
