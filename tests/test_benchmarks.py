@@ -26,7 +26,7 @@ CASES = [   # script, arguments after --smoke, marks
     ("annotate_speed.py", [], []),
     ("derived_kcs.py", [], []),
     ("error_reward_gaming.py", [], []),
-    ("generate_speed.py", [], [slow]),        # ~15 s: tiny model, both sampling backends
+    ("generate_speed.py", [], [slow]),        # ~15 s: tiny model and population, both engines
     ("gpu_check.py", ["--out", "{tmp}/gpu_check.json"], [slow]),   # ~35 s: tiny model, SFT + GRPO on CPU
     ("grpo_learns.py", ["--own-sft", "4", "-S", "sft.learning_rate=1e-3"], [slow]),   # ~30 s: tiny model,
                                               # its own SFT, 2 GRPO steps, probe sampling
@@ -60,3 +60,12 @@ def test_benchmark_smoke_run_ends_with_its_figure(script, arguments, tmp_path):
     found = LAST_LINE.match(lines[-1])
     assert found, f"{script}: last line {lines[-1]!r} is not `name: value`"
     assert math.isfinite(float(found.group(2))), f"{script}: {found.group(2)!r} is not a finite number"
+
+
+def test_generate_speed_refuses_to_time_a_random_model_unasked(tmp_path):
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "generate_speed.py"), "--model",
+                          str(tmp_path / "no-model")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 2
+    assert "no-model is not there: run `dvc repro base_model` first" in run.stderr
+    assert "speedup" not in run.stdout
