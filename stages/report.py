@@ -35,7 +35,8 @@ PARAMS = {"report": ("report", "evaluate.embedding_model", "evaluate.embedding_b
                      "datasets.{dataset}"),
           "readme": ("datasets",)}
 SECTIONS = Path("reports") / "sections"
-STUDY = Path("reports") / "cpu-study" / "README.md"   # the committed CPU study (make study), kept apart from any run
+# the committed CPU study (make study), kept apart from any run
+STUDY = Path("reports") / "study-student-python" / "README.md"
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ TOPICS = ["README.md", "design.md", "sandbox.md", "datasets.md", "llm-backends.m
           "departures.md"]
 README_LIMIT = 10_000            # characters
 README_SECTIONS = ["Two commands", "Results at a glance", "The pipeline", "Your own data", "Layout"]
-RESULT_SOURCES = re.compile(r"^reports/(README\.md|cpu-study/README\.md|[\w-]+/headline\.json)$")
+RESULT_SOURCES = re.compile(r"^reports/(README\.md|(cpu-study|study-student-python)/README\.md|[\w-]+/headline\.json)$")
 
 CHECKED_FOLDERS = ("kaser", "stages", "tests", "benchmarks", "configs", "docs", "reports")
 ROOT_FILES = ("Makefile", "params.yaml", "dvc.yaml", "pyproject.toml")

@@ -425,7 +425,8 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
 
 def readme(sections: Mapping[str, str | None], producer: str, study: str | None = None) -> str:
     """reports/README.md: a short guide, then each dataset's section (or where it comes from),
-    then `study` (reports/cpu-study/README.md, the committed results of `make study`) if given."""
+    then `study` (reports/study-student-python/README.md, the committed results of `make study`)
+    if given."""
     head = [
         "# KASER results",
         "Written by the report stage (`python stages/report.py`, run by `dvc repro`); do not edit "
