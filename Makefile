@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kaser-installed
 
-.PHONY: install repro study test test-fast test-vllm bench dvc-deps clean-venv
+.PHONY: install install-llama repro study test test-fast test-vllm bench dvc-deps clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Optional: the llama.cpp sampling backend (generate.backend: llama_cpp), compiled here for this
+# machine's CPU (GGML_NATIVE); no pip cache, so a build made for another CPU is never reused.
+LLAMA_STAMP := $(VENV)/.kaser-llama-installed
+$(LLAMA_STAMP): pyproject.toml | $(STAMP)
+	CMAKE_ARGS="-DGGML_NATIVE=ON" $(BIN)/pip install --quiet --no-cache-dir 'llama-cpp-python==0.3.36'
+	touch $(LLAMA_STAMP)
+
+install-llama: $(LLAMA_STAMP)
 
 # Stage commands say `python`: put the venv first on PATH so they run with its packages.
 repro: $(STAMP)

@@ -9,8 +9,9 @@ K = 5 samples at params.yaml's decoding (temperature 0.7, top-k 40, top-p 1, rep
 1.1) and the data's token budget (`generate.max_new_tokens: auto`, `resolve_budget`).
 
 Engines, each after a one-prompt warm-up, through `kaser.predictor.sampling.sample_completions`:
-transformers' `generate` at each of --batch-sizes (prompts per call) and ctranslate2 (its time
-includes merging and converting the model). For each it prints the generated tokens (the
+transformers' `generate` at each of --batch-sizes (prompts per call), ctranslate2 (its time
+includes merging and converting the model) and, where llama-cpp-python is installed (`make
+install-llama`), llama.cpp at params.yaml's batch size (its time includes writing the GGUF file). For each it prints the generated tokens (the
 completions re-tokenised), tokens/s, and the share of the machine's compute ceiling: cores x
 float32 lanes (16 with AVX-512, 8 with AVX2) x 2 FMA units x 2 FLOP x the clock /proc/cpuinfo
 reports, over 2 FLOP per parameter per generated token (prefill and attention not counted, so
@@ -30,6 +31,7 @@ engines to AVX2 (ATEN_CPU_CAPABILITY=avx2, CT2_FORCE_CPU_ISA=AVX2), since our ma
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import sys
@@ -177,13 +179,17 @@ def main() -> None:
     runs = [(f"transformers batch {b}", replace(params, backend="transformers", batch_size=b))
             for b in args.batch_sizes]
     runs.append(("ctranslate2", replace(params, backend="ctranslate2")))
+    if importlib.util.find_spec("llama_cpp"):   # optional: make install-llama
+        runs.append((f"llama_cpp batch {params.batch_size}", replace(params, backend="llama_cpp")))
+    else:
+        print("llama_cpp: not installed (make install-llama), not timed")
     speed = {}
     for name, run_params in runs:
         speed[name], tokens, seconds = tokens_per_second(folder, tokenizer, prompts, run_params)
         print(f"{name}: {tokens} tokens in {seconds:.1f} s = {speed[name]:.1f} tokens/s "
               f"({speed[name] / ceiling:.1%} of the ceiling)")
     best = max((n for n in speed if n.startswith("transformers")), key=speed.get)
-    chosen = (f"transformers batch {params.batch_size}" if params.backend == "transformers"
+    chosen = (f"{params.backend} batch {params.batch_size}" if params.backend in ("transformers", "llama_cpp")
               else params.backend)
     if chosen not in speed:
         speed[chosen], _, _ = tokens_per_second(folder, tokenizer, prompts, params)

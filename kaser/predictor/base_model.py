@@ -248,3 +248,12 @@ def inference_device():
     if torch.cuda.is_available():
         return torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
     return torch.device("cpu")
+
+
+def stop_token_ids(model, tokenizer) -> set[int]:
+    """Token ids that mark a finished completion, as TRL counts `completions/clipped_ratio`:
+    the EOS ids of the generation config and of the tokenizer, and the pad id."""
+    ids = model.generation_config.eos_token_id if getattr(model, "generation_config", None) else None
+    stop = set(ids if isinstance(ids, (list, tuple)) else [ids] if ids is not None else [])
+    stop |= {i for i in (tokenizer.eos_token_id, tokenizer.pad_token_id) if i is not None}
+    return stop

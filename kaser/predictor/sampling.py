@@ -40,10 +40,11 @@ import polars as pl
 from tqdm import tqdm
 
 from kaser import InputError
+from kaser.predictor.base_model import stop_token_ids
 from kaser.predictor.rewards import completion_code
 from kaser.predictor.prompt import pair_messages
 
-BACKENDS = ("transformers", "vllm", "ctranslate2")
+BACKENDS = ("transformers", "vllm", "ctranslate2", "llama_cpp")
 PREDICTION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "sample": pl.Int64,
                      "code": pl.String, "method": pl.String, "truncated": pl.Boolean}
 AUTO = "auto"
@@ -135,10 +136,13 @@ def sample_completions(model_path, adapter, prompts: list[str], params: Generate
         return []
     if params.backend == "vllm":
         return _vllm_completions(model_path, adapter, prompts, params, dtype)
-    if params.backend == "ctranslate2":
-        from kaser.predictor.ct2_backend import ct2_completions
+    if params.backend in ("ctranslate2", "llama_cpp"):
+        if params.backend == "ctranslate2":
+            from kaser.predictor.ct2_backend import ct2_completions as completions
+        else:
+            from kaser.predictor.llama_backend import llama_completions as completions
         return [[Completion(text, truncated=cut) for text, cut in own]
-                for own in ct2_completions(model_path, adapter, prompts, params, dtype)]
+                for own in completions(model_path, adapter, prompts, params, dtype)]
     from kaser.predictor.base_model import load_model
     model, tokenizer = load_model(model_path, adapter=adapter, dtype=dtype)
     return generate_batched(model, tokenizer, prompts, params)
@@ -161,15 +165,6 @@ def resolve_budget(params: GenerateParams, tokenizer, submissions: pl.DataFrame)
         return params
     return dataclasses.replace(params, max_new_tokens=data_budget(
         tokenizer, submissions, params.budget_percentile, params.budget_cap))
-
-
-def stop_token_ids(model, tokenizer) -> set[int]:
-    """Token ids that mark a finished completion, as TRL counts `completions/clipped_ratio`:
-    the EOS ids of the generation config and of the tokenizer, and the pad id."""
-    ids = model.generation_config.eos_token_id if getattr(model, "generation_config", None) else None
-    stop = set(ids if isinstance(ids, (list, tuple)) else [ids] if ids is not None else [])
-    stop |= {i for i in (tokenizer.eos_token_id, tokenizer.pad_token_id) if i is not None}
-    return stop
 
 
 def generate_batched(model, tokenizer, prompts: list[str], params: GenerateParams,
