@@ -194,10 +194,10 @@ def build_model(kind: str, tokenizer_dir: Path, work: Path) -> tuple[Path, Path]
     torch.manual_seed(0)
     model = LlamaForCausalLM(config)
     folder, ending = work / f"model-{kind}", work / f"model-{kind}-ending"
+    model.save_pretrained(folder)
+    make_it_end(model, tokenizer.eos_token_id, END_ROW_NORM[kind])
+    model.save_pretrained(ending)
     for where in (folder, ending):
-        if where == ending:
-            make_it_end(model, tokenizer.eos_token_id, END_ROW_NORM[kind])
-        model.save_pretrained(where)
         tokenizer.save_pretrained(where)
     params = sum(p.numel() for p in model.parameters())
     RESULT["model"] = {"kind": kind, "parameters": params, "layers": config.num_hidden_layers,

@@ -239,6 +239,13 @@ def load_model(path, adapter=None, dtype: str = "auto", trainable: bool = False,
     return model, tokenizer
 
 
+def load_merged(path, adapter=None):
+    """(model, tokenizer) in float32 with the LoRA adapter folder `adapter`, if given, merged into
+    the weights (peft `merge_and_unload`): what the CPU engines convert to their own format."""
+    model, tokenizer = load_model(path, adapter=adapter, dtype="float32")
+    return (model.merge_and_unload() if adapter is not None else model), tokenizer
+
+
 def inference_device():
     """The GPU of this process (LOCAL_RANK under `accelerate launch`, else 0) when CUDA is
     there, else the CPU."""

@@ -97,11 +97,9 @@ def convert(model_path, adapter, out: Path):
     import torch
     from ctranslate2.converters import TransformersConverter
 
-    from kaser.predictor.base_model import load_model
+    from kaser.predictor.base_model import load_merged
 
-    model, tokenizer = load_model(model_path, adapter=adapter, dtype="float32")
-    if adapter is not None:
-        model = model.merge_and_unload()
+    model, tokenizer = load_merged(model_path, adapter)
     end = model.generation_config.eos_token_id
     end_tokens = [end] if isinstance(end, int) else list(end or [tokenizer.eos_token_id])
     merged = out.parent / "merged"

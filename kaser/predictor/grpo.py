@@ -150,8 +150,7 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from kaser.predictor.base_model import load_model
-    from kaser.predictor.base_model import stop_token_ids
+    from kaser.predictor.base_model import load_model, stop_token_ids
 
     if not isinstance(params.max_completion_length, int):
         raise InputError(f"max_completion_length {params.max_completion_length!r} must be resolved "

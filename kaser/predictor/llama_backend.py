@@ -53,11 +53,9 @@ def llama_completions(model_path, adapter, prompts: list[str], params, dtype: st
     """K (completion text, truncated) per prompt text (chat template applied); sample_completions
     makes them its Completions. Truncated: the budget ran out before a stop token."""
     llama = _import_llama()
-    from kaser.predictor.base_model import load_model, stop_token_ids
+    from kaser.predictor.base_model import load_merged, stop_token_ids
 
-    model, tokenizer = load_model(model_path, adapter=adapter, dtype="float32")
-    if adapter is not None:
-        model = model.merge_and_unload()
+    model, tokenizer = load_merged(model_path, adapter)
     stop = stop_token_ids(model, tokenizer)
     folder = Path(tempfile.mkdtemp(prefix="kaser-gguf-"))
     try:

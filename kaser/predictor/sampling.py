@@ -136,16 +136,16 @@ def sample_completions(model_path, adapter, prompts: list[str], params: Generate
         return []
     if params.backend == "vllm":
         return _vllm_completions(model_path, adapter, prompts, params, dtype)
-    if params.backend in ("ctranslate2", "llama_cpp"):
-        if params.backend == "ctranslate2":
-            from kaser.predictor.ct2_backend import ct2_completions as completions
-        else:
-            from kaser.predictor.llama_backend import llama_completions as completions
-        return [[Completion(text, truncated=cut) for text, cut in own]
-                for own in completions(model_path, adapter, prompts, params, dtype)]
-    from kaser.predictor.base_model import load_model
-    model, tokenizer = load_model(model_path, adapter=adapter, dtype=dtype)
-    return generate_batched(model, tokenizer, prompts, params)
+    if params.backend == "transformers":
+        from kaser.predictor.base_model import load_model
+        model, tokenizer = load_model(model_path, adapter=adapter, dtype=dtype)
+        return generate_batched(model, tokenizer, prompts, params)
+    if params.backend == "ctranslate2":
+        from kaser.predictor.ct2_backend import ct2_completions as completions
+    else:
+        from kaser.predictor.llama_backend import llama_completions as completions
+    return [[Completion(text, truncated=cut) for text, cut in own]
+            for own in completions(model_path, adapter, prompts, params, dtype)]
 
 
 def _decoding(params: GenerateParams) -> dict:
