@@ -36,8 +36,8 @@ from kaser.code.sandbox import Limits, run_tests
 LIMITS = Limits(case_timeout_s=1.0, writable_mb=16, workers=1)  # one worker: the neighbours share it
 TESTS = [([1, 2], 3), ([5, 5], 10)]
 NEIGHBOURS = {"python": ("def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"),
-              "java": ("public int add(int a, int b) {\n    return a + b;\n}",
-                       "public int add(int a, int b) {\n    return a - b;\n}")}
+              "java": ("public int add(int a, int b) {\n    System.out.print(\"\");\n    return a + b;\n}",
+                       "public int add(int a, int b) {\n    System.out.print(\"\");\n    return a - b;\n}")}
 
 # Turns the Python worker's audit hook off: the attacks behind it test the jail, not the guard.
 ESCAPE = """
@@ -341,6 +341,44 @@ ATTACKS = [
         locked.setReadable(false, false); locked.setWritable(false, false); locked.setExecutable(false, false);
         return a + b;""", copies=2),
     java("leaves_a_file_for_the_next_program", JAVA_NOTE + """
+        return a + b;""", copies=2),
+    # ---- Java: student code that runs later, on a thread that is not the case thread
+    java("finalizer_exits_during_later_programs", """
+        class Bomb {
+            @Override protected void finalize() throws Throwable {
+                while (true) try { System.exit(7); } catch (SecurityException e) { }
+            }
+        }
+        new Bomb();
+        System.gc();
+        Thread.sleep(50);
+        return a + b;"""),
+    java("finalizer_holds_the_output_lock", """
+        class Hog {
+            @Override protected void finalize() throws Throwable { synchronized (System.out) { Thread.sleep(60000); } }
+        }
+        new Hog();
+        System.gc();
+        Thread.sleep(50);
+        return a + b;"""),
+    java("cleaner_thread_exits_during_later_programs", """
+        Runnable bomb = () -> { while (true) try { System.exit(7); } catch (SecurityException e) { } };
+        java.lang.ref.Cleaner.create().register(new Object(), bomb);   // refused: it starts a thread
+        System.gc();
+        Thread.sleep(50);
+        return a + b;"""),
+    java("common_pool_worker_exits_during_later_programs", """
+        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+            while (true) try { System.exit(7); } catch (SecurityException e) { }
+        });
+        Thread.sleep(50);
+        return a + b;"""),
+    # -999 when the case thread still holds an earlier program's thread-local (no room for its own)
+    java("thread_local_outlives_its_program", """
+        class Keep { static final ThreadLocal<byte[]> HELD = new ThreadLocal<>(); }
+        if (Keep.HELD.get() == null) {
+            try { Keep.HELD.set(new byte[100 << 20]); } catch (OutOfMemoryError e) { return -999; }
+        }
         return a + b;""", copies=2),
 ]
 

@@ -24,7 +24,9 @@ from kaser.code import isolation
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 ISSUE_JAVA = {"reflection_on_harness_result_store", "eventhandler_processbuilder_thread", "dot_slash_proc_read",
-              "file_list_any_folder", "leaves_a_locked_folder_and_a_file_for_the_next_program"}
+              "file_list_any_folder", "leaves_a_locked_folder_and_a_file_for_the_next_program",
+              "finalizer_exits_during_later_programs", "finalizer_holds_the_output_lock",
+              "common_pool_worker_exits_during_later_programs", "thread_local_outlives_its_program"}
 
 
 def marks(attack):

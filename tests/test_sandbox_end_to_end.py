@@ -102,6 +102,43 @@ RECORD_BODIES = {
 }
 
 
+# Java bodies whose code runs later, on a thread that is not the case thread (tests/sandbox_attacks.py)
+LATER_JAVA_BODIES = {
+    "finalizer-exits": """
+    class Bomb {
+        @Override protected void finalize() throws Throwable {
+            while (true) try { System.exit(7); } catch (SecurityException e) { }
+        }
+    }
+    new Bomb();
+    System.gc();
+    try { Thread.sleep(50); } catch (InterruptedException e) { }
+    throw new RuntimeException("hostile");
+}""",
+    "finalizer-holds-the-output-lock": """
+    class Hog {
+        @Override protected void finalize() throws Throwable { synchronized (System.out) { Thread.sleep(60000); } }
+    }
+    new Hog();
+    System.gc();
+    try { Thread.sleep(50); } catch (InterruptedException e) { }
+    throw new RuntimeException("hostile");
+}""",
+    "common-pool-worker-exits": """
+    java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+        while (true) try { System.exit(7); } catch (SecurityException e) { }
+    });
+    try { Thread.sleep(50); } catch (InterruptedException e) { }
+    throw new RuntimeException("hostile");
+}""",
+    "thread-local-holds-memory": """
+    class Keep { static final ThreadLocal<byte[]> HELD = new ThreadLocal<>(); }
+    if (Keep.HELD.get() == null) Keep.HELD.set(new byte[150 << 20]);
+    throw new RuntimeException("hostile");
+}""",
+}
+
+
 def hostile_row(submissions: pl.DataFrame, language: str, body: str | None = None,
                 student: str = "hostile") -> pl.DataFrame:
     """A submission to the first problem whose body is the attack, under the problem's own signature."""
@@ -112,7 +149,7 @@ def hostile_row(submissions: pl.DataFrame, language: str, body: str | None = Non
         hostile = header + "\n" + (body or PYTHON_BODY)
     else:
         header = re.match(r"[^{]*\{", code).group(0)
-        hostile = header + JAVA_BODY
+        hostile = header + (body or JAVA_BODY)
     return pl.DataFrame([{**model, "student_id": student, "step": 0, "code": hostile, "score": 0.0,
                           "correct": False, "true_errors": []}], schema=submissions.schema)
 
@@ -151,3 +188,22 @@ def test_submissions_with_hostile_records_get_their_own_rows_and_change_no_other
     assert sorted(after.filter(pl.col("student_id").str.starts_with("hostile"))["student_id"]) == \
         sorted(f"hostile-{kind}" for kind in RECORD_BODIES)
     assert after.filter(~pl.col("student_id").str.starts_with("hostile")).equals(before)
+
+
+@pytest.mark.java
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
+def test_java_code_that_runs_after_its_program_changes_no_other_label(tmp_path):
+    """Finalizers, a common-pool task and a thread-local outlive their program; the programs after
+    them (the hostile rows come first, so they share a JVM with the rest) keep their labels."""
+    problems, submissions = generate("java", students=12, problems=4, seed=4)
+    clean, dirty = tmp_path / "clean", tmp_path / "dirty"
+    write_dataset(clean, problems, submissions)
+    hostile = [hostile_row(submissions, "java", body, f"hostile-{kind}") for kind, body in LATER_JAVA_BODIES.items()]
+    write_dataset(dirty, problems, pl.concat([*hostile, submissions]))
+    before = annotate(clean, tmp_path)
+    after = annotate(dirty, tmp_path)
+    assert sorted(after.filter(pl.col("student_id").str.starts_with("hostile"))["student_id"]) == \
+        sorted(f"hostile-{kind}" for kind in LATER_JAVA_BODIES)
+    others = after.filter(~pl.col("student_id").str.starts_with("hostile"))
+    assert others.equals(before)

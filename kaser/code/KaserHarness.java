@@ -11,7 +11,32 @@ import java.util.concurrent.*;
 public final class KaserHarness {
     /** Loads one program; its classes get only the permissions below, whatever calls them. */
     static final class StudentLoader extends URLClassLoader {
+        /** A class of this program may have a finalizer, which the JVM's Finalizer thread runs whenever
+         *  it likes, maybe during a later program: a class file that names "finalize" at all counts. */
+        volatile boolean finalizable;
+
         StudentLoader(URL[] urls) { super(urls, ClassLoader.getPlatformClassLoader()); }
+
+        @Override protected Class<?> findClass(String name) throws ClassNotFoundException {
+            Class<?> k = super.findClass(name);
+            if (!finalizable) finalizable = AccessController.doPrivileged((PrivilegedAction<Boolean>) () -> names(name, FINALIZE));
+            return k;
+        }
+
+        /** Whether the class file of `name` holds `text` (its constant pool holds every member name). */
+        boolean names(String name, byte[] text) {
+            URL file = findResource(name.replace('.', '/') + ".class");
+            if (file == null) return true;
+            byte[] bytes;
+            try (InputStream in = file.openStream()) { bytes = in.readAllBytes(); }
+            catch (IOException e) { return true; }
+            outer:
+            for (int i = 0; i + text.length <= bytes.length; i++) {
+                for (int j = 0; j < text.length; j++) if (bytes[i + j] != text[j]) continue outer;
+                return true;
+            }
+            return false;
+        }
         @Override protected PermissionCollection getPermissions(CodeSource source) {
             Permissions granted = new Permissions();
             granted.add(new FilePermission(WORK, "read"));
@@ -21,8 +46,9 @@ public final class KaserHarness {
         }
     }
 
+    static final byte[] FINALIZE = "finalize".getBytes(StandardCharsets.US_ASCII);
     static String WORK = "/work";
-    static volatile Integer exitStatus;
+    static volatile Integer exitStatus;  // set by the case threads only
 
     /** Everything but student code holds every permission; student code holds what its loader grants. */
     static final class HarnessPolicy extends Policy {
@@ -73,7 +99,10 @@ public final class KaserHarness {
 
         @Override public void checkExit(int status) {
             try { super.checkExit(status); }
-            catch (SecurityException e) { exitStatus = status; throw e; }
+            catch (SecurityException e) {
+                if (ours(Thread.currentThread().getThreadGroup())) exitStatus = status;  // not a stray thread's
+                throw e;
+            }
         }
 
         static boolean ours(ThreadGroup g) {
@@ -101,15 +130,34 @@ public final class KaserHarness {
         synchronized String take() { String s = kept.toString(StandardCharsets.UTF_8); kept.reset(); return s; }
     }
 
-    /** The thread that runs the cases, kept until a case has to be stopped. */
+    /** The thread that runs one program's cases, replaced for the next program or when a case has
+     *  to be stopped. */
     static final class Runner {
         // CPU time of the case thread; -1 where the JVM cannot measure it (then wall-clock time)
         static final java.lang.management.ThreadMXBean CPU =
             java.lang.management.ManagementFactory.getThreadMXBean();
-        final ThreadGroup group = new ThreadGroup("kaser-cases");
+        static final Runnable STOP = () -> { };
+        volatile ThreadGroup group = new ThreadGroup("kaser-cases");
         final SynchronousQueue<Runnable> work = new SynchronousQueue<>();
         long stackBytes;
         Thread thread;
+
+        /**
+         * A new case thread, in a new group, for the next program: what a program leaves on its
+         * thread (thread-locals, which live as long as the thread, its name, an interrupt) or its
+         * group dies with them. False when the old thread does not end.
+         */
+        boolean renew() throws InterruptedException {
+            if (thread != null) {
+                work.put(STOP);
+                thread.join(1000);
+                if (thread.isAlive()) return false;
+                thread = null;
+            }
+            try { group.destroy(); } catch (IllegalThreadStateException e) { }  // so groups do not pile up
+            group = new ThreadGroup("kaser-cases");
+            return true;
+        }
 
         /**
          * Runs body on the case thread; false when it ran out of time (the thread is then stopped).
@@ -121,8 +169,12 @@ public final class KaserHarness {
             if (thread == null) {
                 thread = new Thread(group, () -> {
                     while (true) {
-                        try { Thread.interrupted(); work.take().run(); }
-                        catch (InterruptedException e) { }  // student code interrupted us: wait again
+                        try {
+                            Thread.interrupted();
+                            Runnable next = work.take();
+                            if (next == STOP) return;
+                            next.run();
+                        } catch (InterruptedException e) { }  // student code interrupted us: wait again
                     }
                 }, "kaser-case", stackBytes);
                 thread.setDaemon(true);
@@ -152,10 +204,25 @@ public final class KaserHarness {
     static final Runner RUNNER = new Runner();
     static final Capture CAPTURE = new Capture();
     static Writer results;
-    static boolean restart;  // the JVM is no longer clean: a case left threads behind
+    static boolean restart;  // the JVM is no longer clean: a case left threads behind or started strangers
+    static final Set<Thread> KNOWN = new HashSet<>();  // the JVM's own threads, before any program ran
+    static ThreadGroup ROOT;
     static final String TIMEOUT = "\"status\":\"timeout\"";
 
     static void emit(String line) throws IOException { results.write(line + "\n"); results.flush(); }
+
+    static List<Thread> threads() {
+        Thread[] all = new Thread[ROOT.activeCount() + 16];
+        int n = ROOT.enumerate(all, true);
+        return Arrays.asList(all).subList(0, n);
+    }
+
+    /** Whether a thread outside the case threads' group was started since the harness began: student
+     *  code handed to a JVM thread pool (the common ForkJoinPool) runs there, out of sight of alone(). */
+    static boolean strangers() {
+        for (Thread t : threads()) if (!KNOWN.contains(t) && !Guard.ours(t.getThreadGroup())) return true;
+        return false;
+    }
 
     public static void main(String[] argv) throws Exception {
         long timeoutMs = 2000;
@@ -188,16 +255,24 @@ public final class KaserHarness {
         try { Policy.setPolicy(new HarnessPolicy()); System.setSecurityManager(new Guard()); }
         catch (UnsupportedOperationException | SecurityException e) { guarded = false; }
         CAPTURE.take();
+        ROOT = Thread.currentThread().getThreadGroup();
+        while (ROOT.getParent() != null) ROOT = ROOT.getParent();
+        KNOWN.addAll(threads());
         emit("{\"ready\":true,\"guarded\":" + guarded + "}");
+        StudentLoader loader = null;
         for (int i = 0; i < programs.size(); i++) {
-            if (wipeWork && !wipe(Paths.get(WORK))) {  // nothing a previous program wrote is left for this one,
-                emit("{\"restart\":true}");          // or a fresh JVM in a fresh jail runs the rest
+            // A fresh JVM in a fresh jail runs the rest where what a previous program left could reach
+            // this one: files in the working folder that cannot be removed, finalizers, a case thread
+            // that does not end.
+            if ((wipeWork && !wipe(Paths.get(WORK))) || (loader != null && loader.finalizable) || !RUNNER.renew()) {
+                emit("{\"restart\":true}");
                 Runtime.getRuntime().halt(0);
             }
             String index = programs.get(i)[0], entry = programs.get(i)[2];
             Class<?> k = null;
             String problem = null;
-            try { k = Class.forName(programs.get(i)[1], false, new StudentLoader(new URL[]{classDir})); }
+            loader = new StudentLoader(new URL[]{classDir});
+            try { k = Class.forName(programs.get(i)[1], false, loader); }
             catch (Throwable t) { problem = t.toString(); }
             for (int c = i == 0 ? firstCase : 0; c < tests.get(i).size(); c++) {
                 String record;
@@ -305,7 +380,7 @@ public final class KaserHarness {
                 outcome[0] = "raised"; outcome[1] = e;
             }
         }, timeoutMs);
-        restart = !RUNNER.alone();  // threads the student started are still running
+        restart = !RUNNER.alone() || strangers();  // threads the student started are still running
         if (!finished) return TIMEOUT + ",\"detail\":\"time limit exceeded\"";
         if (exitStatus != null)
             return "\"status\":\"exit\",\"detail\":" + quote("System.exit(" + exitStatus + ")");

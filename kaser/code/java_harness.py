@@ -18,11 +18,16 @@ kaser.code.sandbox) and run as `java KaserHarness JOB CLASSES WORK`; JOB is a te
     test <JSON array of arguments>           (the cases of the program above it)
 
 and the harness prints JSON lines like kaser/code/python_worker.py does ("ready", one line per
-case, "restart" when a case left threads running, so a fresh JVM takes over, "end"). Each program
-gets its own class loader (so static state dies with it) and an empty working folder; cases run one
-at a time on a case thread with a limit on its CPU time (wall-clock time only as a backstop, for a
-case that waits), which is stopped and replaced when a case runs out of time (and with
-stop_after_timeout 1 the program's later cases are not run: the supervisor marks them). Several
+case, "restart" when the JVM is no longer clean, so a fresh JVM takes over, "end"). Each program
+gets its own class loader (so static state dies with it), an empty working folder and a case thread
+of its own, in a thread group of its own (so its thread-locals die with it); cases run one at a time
+on that thread with a limit on its CPU time (wall-clock time only as a backstop, for a case that
+waits), which is stopped and replaced when a case runs out of time (and with stop_after_timeout 1
+the program's later cases are not run: the supervisor marks them). Student code that could run
+after its program, on a thread the harness does not own, sends the rest of the batch to a fresh
+JVM: a case that leaves threads running or starts one outside the case group (the common
+ForkJoinPool's workers), and a program with a class file that names `finalize` (the JVM's Finalizer
+thread runs finalizers whenever it likes). System.exit counts only on the case threads. Several
 students share a JVM, so what keeps one from the harness and the others is the SecurityManager (JDK
 17-23, `-Djava.security.manager=allow`) with a policy: every class but a student's holds all
 permissions, a student's classes may only read and write in the working folder and read system
