@@ -86,6 +86,10 @@ def test_iou_refuses_a_bare_string():
     ([{"role": "assistant", "content": "a"}, {"role": "tool", "content": "b"}], "a"),  # tool msg
     ([], ""),                                                         # no message at all
     ("", ""),                                                         # empty completion
+    ("def f():\n    return 1\n```", "def f():\n    return 1"),      # a closing fence never opened
+    ("def f():\n    return 1\n```\nIt returns 1.", "def f():\n    return 1"),  # ... and prose after it
+    ("Sure:\n```\nx = 1\n```\nIt sets x.", "x = 1"),                 # bare fences in a pair
+    ("x = '``` inside a string'", "x = '``` inside a string'"),       # backticks that are no fence line
 ])
 def test_completion_code(completion, expected):
     assert completion_code(completion) == expected

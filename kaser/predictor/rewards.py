@@ -63,16 +63,21 @@ from kaser.metrics.sets import error_match
 # a judge with verdicts(problem_id, codes, candidate_errors), or judge(problem_id, code, candidates) -> Verdict
 Judge = Callable[[str, str, Sequence[str]], Any]
 
-# an opening fence with an optional info string, then everything up to a closing fence or the end
-# (a completion cut at the token limit has no closing fence)
-_FENCED_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
+# a line that starts a markdown fence, and what follows the backticks on it (the info string)
+_FENCE_LINE = re.compile(r"^[ \t]*```([^\n`]*)$")
 
 
 def completion_code(completion: str | list[dict] | dict) -> str:
     """The code in one TRL completion: text or chat messages, inside a markdown fence or not.
 
-    Conversational completions are message lists; the last assistant message counts. Only the
-    first fenced block is kept when there is one; blank lines around the code are dropped.
+    Conversational completions are message lists; the last assistant message counts. The first
+    fence line opens a block when it names a language, when another fence line follows it, or
+    when only blank lines come before it: then the code is that block (to the next fence line,
+    or to the end when the budget cut the completion off). A bare fence after some text with no
+    fence after it closes a block that was never opened: the code is the text before it (a
+    model that writes its code bare and then closes a fence, maybe followed by an explanation;
+    the fence would otherwise stay in the code as a syntax error no student typed). Blank lines
+    around the code are dropped.
 
     >>> completion_code("```java\\nint x = 1;\\n```\\nThis sets x.")
     'int x = 1;'
@@ -80,12 +85,16 @@ def completion_code(completion: str | list[dict] | dict) -> str:
     'def f():\\n    return 1'
     >>> completion_code("Here it is:\\n```python\\nx = 1\\nwhile x:")  # cut off, no closing fence
     'x = 1\\nwhile x:'
+    >>> completion_code("def f():\\n    return 1\\n```\\nIt returns 1.")  # closes a fence it never opened
+    'def f():\\n    return 1'
     """
-    text = _message_text(completion)
-    block = _FENCED_BLOCK.search(text)
-    if block:
-        text = block.group(1)
-    lines = text.split("\n")
+    lines = _message_text(completion).split("\n")
+    fences = [i for i, line in enumerate(lines) if _FENCE_LINE.match(line)]
+    if fences:
+        first = fences[0]
+        opens = (_FENCE_LINE.match(lines[first]).group(1).strip() or len(fences) > 1
+                 or not any(line.strip() for line in lines[:first]))
+        lines = lines[first + 1:fences[1] if len(fences) > 1 else None] if opens else lines[:first]
     while lines and not lines[0].strip():
         lines.pop(0)
     while lines and not lines[-1].strip():

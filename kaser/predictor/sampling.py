@@ -15,8 +15,9 @@ Three backends, one result (`sample_completions` -> K texts per prompt):
 
 The authors sample with temperature 0.7, top_k 40 (50 in their vLLM path), top_p 1,
 repetition penalty 1.1, max 400 new tokens (eval_sft.py); params.yaml `generate` sets ours.
-The code of a completion is what is inside a markdown fence when the model wrote one
-(`kaser.predictor.rewards.completion_code`, the same rule as the rewards), else the whole text, stripped.
+The code of a completion is what is inside a markdown fence when the model wrote one, the text
+before a closing fence it never opened, else the whole text, stripped
+(`kaser.predictor.rewards.completion_code`, the same rule as the rewards).
 
 Completions that finish: each completion is a `Completion`, a str that knows whether
 the token budget cut it off (no EOS within `max_new_tokens`; vLLM's finish_reason "length");
