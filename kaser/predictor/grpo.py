@@ -76,7 +76,7 @@ class GrpoParams:
     multi_objective_aggregation: str = "sum_then_normalize"   # or normalize_then_sum (GDPO)
     mask_truncated_completions: bool = False   # a cut-off completion adds nothing to the loss
     lr_scheduler_type: str = "constant"
-    max_pairs: int | None = 4
+    max_pairs: int | None = 2
     gradient_checkpointing: bool = False
     use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
     vllm_mode: str = "colocate"   # colocate (same GPUs as training) | server (`trl vllm-serve`)

@@ -67,7 +67,7 @@ class BaselineParams:
     openai_model: str | None = None
     openai_base_url: str | None = None
     openai_temperature: float | None = 0.7
-    parastudent_max_pairs: int | None = 12
+    parastudent_max_pairs: int | None = 8
     parastudent_max_length: int = 2048
     methods: tuple[str, ...] = ("student_sft", "icl", "persona", "parastudent")
 

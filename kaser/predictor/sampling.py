@@ -118,7 +118,7 @@ class GenerateParams:
     budget_cap: int = 1024             # with auto: never more new tokens than this
     batch_size: int = 8
     workers: int = 2                   # ctranslate2: generators decoding at the same time
-    max_pairs: int | None = 8
+    max_pairs: int | None = 5
     seed: int = 0
 
 
