@@ -203,7 +203,10 @@ with ChatClient(cfg, sys.argv[3], progress=False) as client:
 """
 
 
-def test_ctrl_c_while_an_answer_trickles_in_exits_within_a_second(server, tmp_path):
+def test_ctrl_c_while_an_answer_trickles_in_exits_without_waiting_for_it(server, tmp_path):
+    """The body still has about 7.5 s to go when Ctrl-C comes; the run must end well before it
+    would arrive (a per-read timeout once made it wait 6.4 s). The bound leaves room for the
+    interpreter's own exit on a loaded machine (1.03 s once in CI with the suite beside it)."""
     root = Path(__file__).resolve().parents[1]
     run = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, server.url, KEY_ENV, str(tmp_path / "c.sqlite")],
                            env={**os.environ, KEY_ENV: SECRET, "PYTHONPATH": str(root)},
@@ -215,7 +218,7 @@ def test_ctrl_c_while_an_answer_trickles_in_exits_within_a_second(server, tmp_pa
     run.send_signal(signal.SIGINT)
     start = time.monotonic()
     _, err = run.communicate(timeout=30)
-    assert time.monotonic() - start < 1.0, err[-2000:]
+    assert time.monotonic() - start < 2.5, err[-2000:]
     assert run.returncode != 0 and "KeyboardInterrupt" in err
 
 
