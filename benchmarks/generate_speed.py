@@ -11,12 +11,13 @@ K = 5 samples at params.yaml's decoding (temperature 0.7, top-k 40, top-p 1, rep
 Engines, each after a one-prompt warm-up, through `kaser.predictor.sampling.sample_completions`:
 transformers' `generate` at each of --batch-sizes (prompts per call), ctranslate2 (its time
 includes merging and converting the model) and, where llama-cpp-python is installed (`make
-install-llama`), llama.cpp at params.yaml's batch size (its time includes writing the GGUF file). For each it prints the generated tokens (the
-completions re-tokenised), tokens/s, and the share of the machine's compute ceiling: cores x
-float32 lanes (16 with AVX-512, 8 with AVX2) x 2 FMA units x 2 FLOP x the clock /proc/cpuinfo
-reports, over 2 FLOP per parameter per generated token (prefill and attention not counted, so
-the share is an upper bound on how well the engine uses the machine). The last line is
-`speedup: X`: params.yaml's `generate.backend` over transformers at its best batch size.
+install-llama`), llama.cpp at params.yaml's batch size (its time includes writing the GGUF
+file). For each it prints the generated tokens (the completions re-tokenised), tokens/s, and
+the share of the machine's compute ceiling: cores x float32 lanes (16 with AVX-512, 8 with
+AVX2) x 2 FMA units x 2 FLOP x the clock /proc/cpuinfo reports, over 2 FLOP per parameter per
+generated token (prefill and attention not counted, so the share is an upper bound on how well
+the engine uses the machine). The last line is `speedup: X`: params.yaml's `generate.backend`
+over transformers at its best batch size.
 
 It needs the real base model (models/base, `dvc repro base_model`): a random model's speed says
 nothing about the pipeline's. `--tiny` takes the tests' tiny random model (and a small population
