@@ -58,7 +58,7 @@ TINY = {
     "report.tsne_max_points": 20, "sweep.k": 1,
 }
 # the sizes among STUDY_SET's settings, and what `make study` runs with here
-STUDY_SIZES = {"sft.max_pairs": 4, "grpo.max_pairs": 2, "generate.max_pairs": 2,
+STUDY_SIZES = {"sft.max_pairs": 4, "grpo.max_pairs": 2, "grpo.epochs": 2, "generate.max_pairs": 2,
                "evaluate.max_codes_per_problem": 10}
 SYNTHETIC_SIZE = {"students": 12, "problems": 4}
 
