@@ -40,8 +40,9 @@ repro: $(STAMP)
 # Student SFT on 1,000 pairs at 2e-4, GRPO with params.yaml's grpo settings on a fixed pool of 16
 # pairs four times over (32 generated batches of 2 prompts x 5, 2 updates each; a pool revisited
 # gives the reward room to rise, as in benchmarks/grpo_learns.py), KASER and Student SFT sampled on
-# the same 300 test pairs. The Java stages are not targets. The results are copied into
-# $(STUDY_DIR); its README.md is written from them. reports/cpu-study/ is the record of the run before issue 20.
+# the same 300 test pairs. The Java stages are not targets. The results and both methods' predicted
+# codes are copied into $(STUDY_DIR); its README.md is written from them. reports/cpu-study/ is the
+# record of the run before issue 20.
 STUDY_SET := -S 'model.splits=[student]' -S 'model.folds=[0]' \
 	-S sft.max_pairs=1000 -S sft.learning_rate=2.0e-4 -S grpo.max_pairs=16 -S grpo.epochs=4 \
 	-S generate.max_pairs=300 -S 'evaluate.methods=[kaser,student_sft]' \
@@ -56,6 +57,8 @@ study: $(STAMP)
 	mkdir -p $(STUDY_DIR)
 	cd reports/synthetic-python && cp $(STUDY_FILES) $(abspath $(STUDY_DIR))/
 	cp reports/sections/synthetic-python.md $(STUDY_DIR)/section.md
+	for m in kaser student_sft; do \
+	  cp data/synthetic-python/predictions/$$m.parquet $(STUDY_DIR)/predictions_$$m.parquet; done
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro --single-item readme
 	date -u +"study end %FT%TZ"
 

@@ -1,7 +1,8 @@
 """Does KASER's GRPO learn on this machine? Train from the Student SFT adapter on a fixed pool of
 training pairs and measure the reward, both during training and on held-out pairs.
 
-    python benchmarks/grpo_learns.py      # after `dvc repro sft@synthetic-python cluster@synthetic-python`
+    python benchmarks/grpo_learns.py      # after `make study`: its 1,000-pair Student SFT adapter (37 min)
+    python benchmarks/grpo_learns.py      # after `dvc repro sft@synthetic-python cluster@synthetic-python`: 48 pairs
     python benchmarks/grpo_learns.py -S grpo.learning_rate=1e-4 -S grpo.num_iterations=2
     python benchmarks/grpo_learns.py --own-sft 200     # first a Student SFT adapter of its own (needs cluster@ only)
     python benchmarks/grpo_learns.py --smoke              # seconds: tiny random model, toy judge
@@ -203,9 +204,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", default="synthetic-python")
     parser.add_argument("--pool", type=int, default=16, help="training pairs GRPO revisits")
-    parser.add_argument("--probe", type=int, default=24, help="held-out pairs scored before and after")
+    parser.add_argument("--probe", type=int, default=40, help="held-out pairs scored before and after")
     parser.add_argument("--probe-k", type=int, default=4, help="samples per probe pair")
-    parser.add_argument("--generations", type=int, default=24, help="generated batches GRPO trains on")
+    parser.add_argument("--generations", type=int, default=20, help="generated batches GRPO trains on")
     parser.add_argument("-S", dest="settings", action="append", default=[],
                         help="grpo.<key>=<value> or sft.<key>=<value> over params.yaml (repeatable)")
     parser.add_argument("--own-sft", type=int, default=None, metavar="PAIRS",

@@ -387,6 +387,25 @@ def test_a_cut_off_completion_earns_nothing_from_any_part(hike_judge):
                                                                "diversity_reward"]
 
 
+def test_a_finished_code_that_does_not_parse_earns_no_diversity(hike_judge):
+    # finished, but the truncated-looking code and the prose do not parse: the judge calls them
+    # invalid, so GRPO's diversity pays them 0 although they differ most from the group; the
+    # valid codes keep exactly their plain diversity (compared with the whole group)
+    from kaser.predictor.grpo import kaser_rewards
+
+    texts = [HIKE_CASES["correct program"], HIKE_CASES["truncated code"], HIKE_WRONG,
+             HIKE_CASES["prose"]]
+    columns = {"code": [HIKE_CASES["correct program"]] * 4, "language": ["python"] * 4,
+               "problem_id": [HIKE.problem_id] * 4, "errors": [[]] * 4,
+               "candidate_errors": [HIKE_CANDIDATES] * 4, "correct": [True] * 4, "group_id": [0] * 4}
+    plain = diversity_reward(texts, **columns)
+    valid = [v.valid for v in hike_judge.verdicts(HIKE.problem_id, texts, HIKE_CANDIDATES)]
+    assert valid == [True, False, True, False] and min(plain) > 0
+    *_, diversity = [f(texts, completion_ids=[[5, STOP]] * 4, **columns)
+                     for f in kaser_rewards(hike_judge, stop_token_ids=[STOP])]
+    assert diversity == pytest.approx([plain[0], 0.0, plain[2], 0.0])
+
+
 @pytest.mark.parametrize("case", ["prose", "restated problem", "empty", "return 0", "pass stub",
                                   "truncated code"])
 def test_non_code_has_no_candidate_error_but_is_not_clean(hike_judge, case):

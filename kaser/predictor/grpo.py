@@ -20,7 +20,8 @@ Departures from the authors' code, and why:
 1. Temperature 0.7 (docs/design.md, the value they sample with at evaluation); the released GRPO
    script samples with temperature 1 during training. A param.
 2. Each dataset row carries a `group_id`, so the diversity reward compares a completion with the
-   other completions of its own group, not the whole batch (see kaser.predictor.rewards).
+   other completions of its own group, not the whole batch; it pays only completions the judge
+   finds valid (see kaser.predictor.rewards, departures 1 and 7).
 3. The CPU default trains on at most `max_pairs` pairs (seeded draw) and may use a larger
    learning rate than 1e-7 (params.yaml says which): a few dozen steps at 1e-7 would leave the
    adapter where SFT put it.
@@ -43,8 +44,8 @@ import polars as pl
 from kaser import InputError
 from kaser.errors.cluster import join_submission_errors
 from kaser.methods import METHODS
-from kaser.predictor.rewards import (Judge, PaidWhenFinished, diversity_reward, make_error_reward,
-                                     similarity_reward)
+from kaser.predictor.rewards import (Judge, PaidWhenFinished, PaidWhenValid, diversity_reward,
+                                     make_error_reward, similarity_reward)
 from kaser.predictor.sft import sample_pairs
 from kaser.predictor.prompt import pair_messages, read_pairs
 
@@ -138,9 +139,10 @@ def with_correctness(pairs: pl.DataFrame, submissions: pl.DataFrame) -> pl.DataF
 
 def kaser_rewards(judge: Judge, stop_token_ids=None) -> list:
     """The hybrid reward's parts, in the order of `reward_weights`; each pays 0 to a completion
-    the token budget cut off (kaser.predictor.rewards, departure 6)."""
+    the token budget cut off, and diversity pays 0 to one the judge finds invalid
+    (kaser.predictor.rewards, departures 6 and 7)."""
     return [PaidWhenFinished(similarity_reward, stop_token_ids), make_error_reward(judge, stop_token_ids),
-            PaidWhenFinished(diversity_reward, stop_token_ids)]
+            PaidWhenValid(diversity_reward, judge, stop_token_ids)]
 
 
 def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams, out_dir,
