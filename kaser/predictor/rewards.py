@@ -2,8 +2,8 @@
 
 R = w_sim·similarity_reward + w_err·error_reward + w_div·diversity_reward. The `grpo` stage hands
 `kaser.predictor.grpo.kaser_rewards(judge)` (similarity, the error reward bound to the judge and
-diversity paid to valid codes only) to `trl.GRPOTrainer(reward_funcs=…)` and the weights (`params.yaml` grpo.reward_weights, paper
-[1, 1, 1]) to `GRPOConfig(reward_weights=…)`; TRL logs each part under the function's name
+diversity paid to valid codes only) to `trl.GRPOTrainer(reward_funcs=…)` and the weights
+(`params.yaml` grpo.reward_weights, paper [1, 1, 1]) to `GRPOConfig(reward_weights=…)`; TRL logs each part under the function's name
 (`rewards/similarity_reward/mean`, …). Each function has TRL's form
 `f(completions, **kwargs) -> list[float]`, one value per completion. Check with
 `python -m pytest tests/test_rewards.py`.
@@ -49,10 +49,11 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
 7. A completion the judge finds invalid (it does not parse, Python, or compile, Java: the
    Verdict's `valid`, as the evaluation's "valid") gets diversity 0 (`PaidWhenValid`). The
    evaluation measures diversity over valid codes only; paid for any non-empty text, broken code
-   earned more diversity than code that parses (in the committed CPU study 0.637 vs 0.536 per
+   earned more diversity than code that parses (in the CPU study at ce03546, 0.637 vs 0.536 per
    completion, since a broken variant differs more from its group), and GRPO's share of valid
-   codes fell from Student SFT's 82% to 68% (reports/study-student-python/README.md). A valid
-   completion is still compared with every other completion of its group.
+   codes fell from Student SFT's 82% to 68%; paid to valid codes only, 94% of KASER's codes
+   parse (reports/study-student-python/README.md). A valid completion is still compared with
+   every other completion of its group.
 CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
 """
 
