@@ -3,9 +3,9 @@
 R = w_sim·similarity_reward + w_err·error_reward + w_div·diversity_reward. The `grpo` stage hands
 `kaser.predictor.grpo.kaser_rewards(judge)` (similarity, the error reward bound to the judge and
 diversity paid to valid codes only) to `trl.GRPOTrainer(reward_funcs=…)` and the weights
-(`params.yaml` grpo.reward_weights, paper [1, 1, 1]) to `GRPOConfig(reward_weights=…)`; TRL logs each part under the function's name
-(`rewards/similarity_reward/mean`, …). Each function has TRL's form
-`f(completions, **kwargs) -> list[float]`, one value per completion. Check with
+(`params.yaml` grpo.reward_weights, paper [1, 1, 1]) to `GRPOConfig(reward_weights=…)`; TRL
+logs each part under the function's name (`rewards/similarity_reward/mean`, …). Each function
+has TRL's form `f(completions, **kwargs) -> list[float]`, one value per completion. Check with
 `python -m pytest tests/test_rewards.py`.
 
 How TRL 1.16 calls a reward function (trl/trainer/grpo_trainer.py, `_calculate_rewards`):
