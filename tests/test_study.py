@@ -90,14 +90,17 @@ def give_kaser_one_real_code(data: Path) -> None:
 @pytest.mark.slow
 def test_the_study_chain_runs_on_a_tiny_model(grpo_workspace):
     (grpo_workspace / "params.yaml").write_text(yaml.safe_dump(full_params(STUDY_TINY)))
-    for name, args in (("sft", ()), ("grpo", ()), ("generate", ("kaser",)), ("generate", ("student_sft",)),
+    for name, args in (("sft", ()), ("grpo", ()), ("parastudent", ()),
+                       ("generate", ("kaser",)), ("generate", ("student_sft",)),
                        ("generate", ("icl",)), ("generate", ("persona",)), ("generate", ("parastudent",))):
         stage(name).main("toy", *args)
     give_kaser_one_real_code(grpo_workspace / "data/toy")
     for name in ("evaluate", "report"):
         stage(name).main("toy")
-    # baselines left out of baselines.methods sample nothing
+    # baselines left out of baselines.methods sample nothing, and ParaStudent trains nothing
     assert pl.read_parquet(grpo_workspace / "data/toy/predictions/icl.parquet").height == 0
+    assert list((grpo_workspace / "models/toy/parastudent").iterdir()) == []
+    assert json.loads((grpo_workspace / "reports/toy/parastudent_log.json").read_text()) == {}
     reports = grpo_workspace / "reports/toy"
     evaluation = json.loads((reports / "evaluation.json").read_text())
     assert set(evaluation["methods"]) == {"kaser", "student_sft"}
