@@ -23,12 +23,14 @@ varies within a group):
 4. samples and scores the probe set again from the trained adapter, with the same prompts and
    the same seed, so the before/after difference is paired per probe pair.
 
-It prints the slope of the mean total reward per generated batch with its 95% t interval, the
-share of groups whose error reward had no spread, the probe set's mean reward before and after
-(with each part's mean and the share cut off),
-and last `reward_gain: X`: the mean paired gain per probe pair, with its 95% t interval printed
-above it. The gain says whether the trained adapter earns more reward on pairs it never saw; it
-cannot say whether its codes are more like the students' in other respects (the evaluation does).
+It prints the slope of the mean total reward per generated batch with its 95% t interval, and
+the slope within a pair (each pair's reward against its own earlier visits, so the spread between
+pairs drops out: kaser.evaluation.report.reward_trend); the share of groups whose error reward
+had no spread; the probe set's mean reward before and after (with each part's mean and the share
+cut off); and last `reward_gain: X`: the mean paired gain per probe pair, with its 95% t interval
+printed above it. The gain says whether the trained adapter earns more reward on pairs it never
+saw; it cannot say whether its codes are more like the students' in other respects (the
+evaluation does).
 """
 
 from __future__ import annotations
@@ -219,6 +221,8 @@ def main(argv: list[str] | None = None) -> None:
 
     from kaser.errors.annotate import AnnotateParams
     from kaser.errors.judge import JudgeParams, reward_judge
+    from kaser.evaluation.figures import group_rows, reward_rows
+    from kaser.evaluation.report import reward_trend
     from kaser.evaluation.summary import slope_interval, t_interval
     from kaser.predictor.grpo import GrpoParams, resolve_completion_length, train_grpo
     from kaser.predictor.sft import SftParams, sample_pairs, train_sft
@@ -279,9 +283,8 @@ def main(argv: list[str] | None = None) -> None:
     gain = sum(gains) / len(gains)
     interval = t_interval(gains)
     seconds = time.perf_counter() - start
-    if slope:
-        log(f"training reward per generated batch: slope {slope['slope']:+.5f}, 95% CI "
-            f"[{slope['interval'][0]:+.5f}, {slope['interval'][1]:+.5f}], n {slope['n']}")
+    for sentence in reward_trend(reward_rows(history), group_rows(history)):
+        log(f"training reward. {sentence}")
     if spread:
         log(f"groups with no error-reward spread: {sum(spread) / len(spread):.2f} of a step on average")
     log(f"probe after: mean reward {sum(after) / len(after):.4f} ({parts_line(parts_after)})")
@@ -293,7 +296,8 @@ def main(argv: list[str] | None = None) -> None:
         Path(args.out).write_text(json.dumps({
             "settings": changed, "pool": pool.height, "probe": probe.height, "probe_k": args.probe_k,
             "generations": args.generations, "budget": grpo.max_completion_length,
-            "rewards": rewards, "zero_spread": spread, "slope": slope, "before": before,
+            "rewards": rewards, "groups": group_rows(history), "zero_spread": spread, "slope": slope,
+            "before": before,
             "after": after, "parts_before": parts_before, "parts_after": parts_after, "gain": gain, "gain_interval": interval, "seconds": seconds,
             "smoke": args.smoke}, indent=1) + "\n")
     log(f"reward_gain: {gain:.4f}")

@@ -1,7 +1,8 @@
 """DVC stages `report@<dataset>` and `readme`: tables like the paper's, figures, reports/README.md.
 
     python stages/report.py synthetic-java   # one dataset: reports/synthetic-java/{tsne.png,
-                                             #   reward_curves.png, grpo_rewards.csv} and its
+                                             #   reward_curves.png, grpo_rewards.csv,
+                                             #   grpo_groups.csv} and its
                                              #   README section reports/sections/synthetic-java.md
     python stages/report.py                  # reports/README.md from the sections of every
                                              #   dataset in params.yaml `datasets`
@@ -110,14 +111,15 @@ def dataset_files(name: str) -> None:
     report = dataset_report(inputs, _embedder(folder, evaluate), params.tsne_max_points, params.seed)
     reports.mkdir(parents=True, exist_ok=True)
     (reports / "grpo_rewards.csv").write_text(report.rewards_csv)
+    (reports / "grpo_groups.csv").write_text(report.groups_csv)
     for file_name, figure in report.figures.items():
         figure.savefig(reports / file_name, dpi=120)
     headline = headline_metrics(evaluation, inputs.annotation_quality, inputs.knowledge)
     (reports / "headline.json").write_text(json.dumps(headline, indent=1) + "\n")
     SECTIONS.mkdir(parents=True, exist_ok=True)
     (SECTIONS / f"{name}.md").write_text(report.section)
-    print(f"report: wrote {reports}/tsne.png, reward_curves.png, grpo_rewards.csv, headline.json, "
-          f"{SECTIONS}/{name}.md")
+    print(f"report: wrote {reports}/tsne.png, reward_curves.png, grpo_rewards.csv, grpo_groups.csv, "
+          f"headline.json, {SECTIONS}/{name}.md")
 
 
 def readme_file() -> None:

@@ -247,6 +247,7 @@ def test_documented_commands_on_a_fresh_copy(fresh):
     assert set(evaluation["methods"]) == {"kaser", "student_sft"}
     assert evaluation["methods"]["kaser"]["per_pair_split"] == "student"
     assert (fresh.root / "reports" / "study-student-python" / "pair_scores.csv").is_file()   # copied
+    assert (fresh.root / "reports" / "study-student-python" / "grpo_groups.csv").is_file()
     assert (fresh.root / "reports" / "study-student-python" / "predictions_kaser.parquet").is_file()
 
     # 3. docs/experiments-and-studies.md's dvc lines, each from the copy's own params.yaml

@@ -97,6 +97,14 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
     # verdicts, as the static judge does); those cut off by the 12-token budget were not judged
     assert set(seen) <= {("p1", ("Missing return", "Off by one")), ("p2", ())}
     assert len(seen) == 2 * round(6 * (1 - step["completions/clipped_ratio"]))
+    # and each group of the batch has its own row, whose rewards average to the logged ones
+    groups = log[-1]["group_rewards"]
+    assert [(g["step"], g["problem_id"]) for g in sorted(groups, key=lambda g: g["group_id"])] == \
+        [(1, "p1"), (1, "p2")]
+    assert sorted(g["group_id"] for g in groups) == [0, 1]
+    for name in ("similarity_reward", "error_reward", "diversity_reward", "reward"):
+        logged = step["reward"] if name == "reward" else step[f"rewards/{name}/mean"]
+        assert sum(g[name] for g in groups) / 2 == pytest.approx(logged, abs=1e-5)
     trained, _ = load_model(tiny_model_folder(ending=True), adapter=tmp_path / "grpo", dtype="float32")
     after = lora_state(trained)
     assert after.keys() == before.keys()

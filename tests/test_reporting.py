@@ -117,6 +117,8 @@ LOG = [
     {"loss": 0.0, "reward": 1.5, "rewards/similarity_reward/mean": 0.6,
      "rewards/error_reward/mean": 0.5, "rewards/diversity_reward/mean": 0.4, "step": 2},
     {"train_runtime": 12.0, "train_loss": 0.05, "step": 2},      # the run summary: no rewards
+    {"group_rewards": [{"step": s, "group_id": g, "problem_id": "p", "reward": r}
+                       for s, g, r in ((1, 0, 1.0), (1, 1, 1.4), (2, 0, 1.3), (2, 1, 1.7))]},
 ]
 
 
@@ -153,6 +155,12 @@ def test_report_with_every_input(evaluation):
     assert report.rewards_csv.splitlines()[1:] == ["1,0.5,0.4,0.3,1.2", "2,0.6,0.5,0.4,1.5"]
     assert report.figures["reward_curves.png"].axes[0].get_title().endswith("(run student-0)")
     assert "Training run student-0 (the first of params.yaml model.splits x model.folds)" in section
+    # with too few batches for a plain slope, the within-pair one still shows: each pair rose 0.3
+    assert "Mean reward per generated batch" not in section
+    assert "Within a pair (vs its own visits): +0.3000 per batch" in section
+    assert "[synthetic-java/grpo_groups.csv](synthetic-java/grpo_groups.csv)" in section
+    assert report.groups_csv.splitlines() == ["step,group_id,problem_id,reward", "1,0,p,1.0", "1,1,p,1.4",
+                                              "2,0,p,1.3", "2,1,p,1.7"]
     legend = [t.get_text() for t in report.figures["tsne.png"].axes[0].get_legend().get_texts()]
     assert legend == ["Student code (real) (6 codes)", "Student SFT (6 codes)", "KASER (6 codes)"]
 

@@ -13,7 +13,8 @@ from scipy.stats import ttest_rel
 
 from kaser.evaluation.summary import (MethodResult, bootstrap_ratio_intervals, holm,
                                       minimal_detectable_effect, problem_bootstrap_interval,
-                                      summarise, t_interval, unit_scores)
+                                      slope_interval, summarise, t_interval, unit_scores,
+                                      within_slope_interval)
 from kaser.taxonomy import CATEGORIES
 
 
@@ -48,6 +49,33 @@ def test_t_interval(values, expected):
 def test_minimal_detectable_effect(differences, expected):
     result = minimal_detectable_effect(differences)
     assert result == (None if expected is None else pytest.approx(expected, abs=1e-5))
+
+
+def test_within_slope_is_the_slope_of_a_regression_with_one_intercept_per_unit():
+    """Against least squares on step + one indicator column per unit, written out."""
+    rng = np.random.default_rng(3)
+    units = np.repeat(np.arange(6), 4)
+    steps = rng.permutation(24).astype(float)
+    values = 0.02 * steps + rng.normal(0, 0.5, 6)[units] + rng.normal(0, 0.05, 24)
+    design = np.column_stack([steps, np.eye(6)[units]])
+    coefficients, *_ = np.linalg.lstsq(design, values, rcond=None)
+    residual = values - design @ coefficients
+    dof = 24 - 7
+    error = math.sqrt(residual @ residual / dof * np.linalg.inv(design.T @ design)[0, 0])
+    fit = within_slope_interval(values, steps, units)
+    assert fit["slope"] == pytest.approx(coefficients[0])
+    assert fit["interval"] == pytest.approx([coefficients[0] - student_t.ppf(0.975, dof) * error,
+                                             coefficients[0] + student_t.ppf(0.975, dof) * error])
+    assert (fit["n"], fit["units"]) == (24, 6)
+    # the units' spread hides the rise from a plain slope over the same values, not from this one
+    assert fit["interval"][0] > 0 > slope_interval(values[np.argsort(steps)])["interval"][0]
+
+
+def test_within_slope_needs_a_step_spread_inside_a_unit_and_a_degree_of_freedom():
+    assert within_slope_interval([1.0, 2.0, 3.0], [0, 1, 2], ["a", "b", "c"]) is None
+    assert within_slope_interval([1.0, 2.0, 3.0, 4.0], [0, 0, 1, 1], ["a", "a", "b", "b"]) is None
+    with pytest.raises(ValueError):
+        within_slope_interval([1.0, 2.0], [0, 1, 2], ["a", "a"])
 
 
 def test_minimal_detectable_effect_tends_to_the_normal_formula():

@@ -1,7 +1,9 @@
-"""Figures of the report: GRPO reward curves (and their CSV for DVC plots), the t-SNE of predicted
-code embeddings, and a stand-in figure that says why a plot could not be drawn.
+"""Figures of the report: GRPO reward curves (and their CSV for DVC plots, and the reward per group
+of each generated batch), the t-SNE of predicted code embeddings, and a stand-in figure that says
+why a plot could not be drawn.
 
-    python stages/report.py synthetic-java   # reports/synthetic-java/{tsne,reward_curves}.png, grpo_rewards.csv
+    python stages/report.py synthetic-java   # reports/synthetic-java/: tsne.png, reward_curves.png,
+                                             # grpo_rewards.csv, grpo_groups.csv
 
 Each function returns a matplotlib figure (Agg backend) or plain data; writing files is the stage's.
 """
@@ -64,6 +66,29 @@ def rewards_csv(rows: Sequence[Mapping]) -> str:
     columns = ["step", *(c for c in REWARD_COLUMNS if any(c in r for r in rows)), "reward"]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def group_rows(log_history: Sequence[Mapping]) -> list[dict]:
+    """The per-group rewards of every generated batch (kaser.predictor.grpo.group_reward_rows),
+    kept by `train_grpo` as the log's {"group_rewards": [...]} entry; [] in a log without it.
+
+    >>> group_rows([{"step": 1, "reward": 1.0}, {"group_rewards": [{"step": 1, "group_id": 0}]}])
+    [{'step': 1, 'group_id': 0}]
+    """
+    return [row for entry in log_history for row in entry.get("group_rewards", [])]
+
+
+def groups_csv(rows: Sequence[Mapping]) -> str:
+    """CSV of `group_rows`: step, group_id, problem_id, each reward part, reward ("" without rows)."""
+    if not rows:
+        return ""
+    columns = ["step", "group_id", "problem_id", *(c for c in REWARD_COLUMNS if any(c in r for r in rows)),
+               "reward"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()

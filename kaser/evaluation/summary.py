@@ -118,6 +118,40 @@ def slope_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> d
     half = float(student_t.ppf((1 + confidence) / 2, len(y) - 2)) * error
     return {"slope": slope, "interval": [slope - half, slope + half], "n": len(y)}
 
+
+def within_slope_interval(values: Sequence[float], steps: Sequence[float], units: Sequence,
+                          confidence: float = CONFIDENCE) -> dict | None:
+    """Least-squares slope of `values` against `steps` with an intercept of its own for every
+    unit (a fixed effect), with its two-sided t interval (n - units - 1 degrees of freedom): does
+    a unit's value rise from one of its visits to the next? With GRPO's fixed pool of pairs
+    revisited each epoch, the unit is the pair: the spread between pairs, which a plain slope
+    over batches of different pairs counts as noise, drops out. None when the units leave no
+    step spread or no degree of freedom.
+
+    >>> fit = within_slope_interval([1.0, 5.0, 2.1, 6.0, 2.9, 7.1], [0, 0, 1, 1, 2, 2], "ababab")
+    >>> round(fit["slope"], 3), [round(x, 3) for x in fit["interval"]], fit["n"], fit["units"]
+    (1.0, [0.85, 1.15], 6, 2)
+    """
+    y, x = np.asarray(values, dtype=float), np.asarray(steps, dtype=float)
+    if not len(y) == len(x) == len(units):
+        raise ValueError(f"{len(y)} values, {len(x)} steps and {len(units)} units")
+    codes = pl.Series(list(units)).cast(pl.String).rank("dense").to_numpy() - 1
+    count = int(codes.max()) + 1 if len(codes) else 0
+    dof = len(y) - count - 1
+    if dof < 1:
+        return None
+    x_within = x - (np.bincount(codes, x, count) / np.bincount(codes, None, count))[codes]
+    y_within = y - (np.bincount(codes, y, count) / np.bincount(codes, None, count))[codes]
+    sxx = float((x_within ** 2).sum())
+    if sxx == 0:
+        return None
+    slope = float((x_within * y_within).sum() / sxx)
+    residual = y_within - slope * x_within
+    error = float(np.sqrt((residual ** 2).sum() / dof / sxx))
+    half = float(student_t.ppf((1 + confidence) / 2, dof)) * error
+    return {"slope": slope, "interval": [slope - half, slope + half], "n": len(y), "units": count}
+
+
 def ratio_scores(counts: np.ndarray) -> dict[str, np.ndarray]:
     """Precision, recall, F1 from summed (tp, fp, fn) rows, 0 where nothing is counted, as
     CategoryCounts.precision_recall_f1 does, for many rows at once."""

@@ -195,15 +195,58 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
     return trainer
 
 
+def group_reward_rows(rewards, weights, group_ids: list, problem_ids: list, step: int) -> list[dict]:
+    """One row per group of a generated batch: the optimizer `step` that batch first trains,
+    the group's dataset row (`group_id`) and problem, the mean of each reward part over its
+    completions and of their weighted sum (`reward`, summed as TRL sums it, a missing part as 0).
+    `rewards` is TRL's completions x parts tensor, `weights` its reward weights.
+
+    >>> import torch
+    >>> rows = group_reward_rows(torch.tensor([[0.5, 1.0, 0.0], [0.3, 0.0, 0.2], [0.9, 1.0, 0.0]]),
+    ...                          torch.tensor([1.0, 1.0, 2.0]), [7, 7, 8], ["p", "p", "q"], 1)
+    >>> [(row["group_id"], row["problem_id"], row["error_reward"], row["reward"]) for row in rows]
+    [(7, 'p', 0.5, 1.1), (8, 'q', 1.0, 1.9)]
+    >>> rows[0]["step"], rows[0]["similarity_reward"], rows[0]["diversity_reward"]
+    (1, 0.4, 0.1)
+    """
+    import torch
+
+    totals = (rewards * weights.to(rewards.device).unsqueeze(0)).nansum(dim=1)
+    rows = []
+    for group_id in dict.fromkeys(group_ids):
+        members = torch.tensor([g == group_id for g in group_ids], device=rewards.device)
+        row = {"step": step, "group_id": group_id,
+               "problem_id": problem_ids[group_ids.index(group_id)]}
+        for index, name in enumerate(REWARD_NAMES):
+            row[name] = round(float(rewards[members, index].nanmean()), 6)
+        row["reward"] = round(float(totals[members].mean()), 6)
+        rows.append(row)
+    return rows
+
+
 def logging_trainer(base):
     """`base` (trl.GRPOTrainer) that also logs, each step, `error_zero_spread_share`: the share
     of the step's groups whose error reward is the same for every completion, so that GRPO gets
     no error signal from them. A step that reuses a generated batch (num_iterations or
-    steps_per_generation > 1) logs that batch's share."""
+    steps_per_generation > 1) logs that batch's share. It keeps each generated batch's reward
+    per group (`group_rewards`, rows of `group_reward_rows`), so that a rise on a pool of pairs
+    revisited each epoch can be told from the spread between pairs."""
 
     class KaserGRPOTrainer(base):
         error_reward = None
         _zero_spread_share = None
+
+        def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+            from accelerate.utils import gather_object
+
+            rewards = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+            group_ids = gather_object([example["group_id"] for example in inputs])
+            problem_ids = gather_object([example["problem_id"] for example in inputs])
+            if not hasattr(self, "group_rewards"):
+                self.group_rewards = []
+            self.group_rewards += group_reward_rows(rewards, self.reward_weights, group_ids,
+                                                    problem_ids, self.state.global_step + 1)
+            return rewards
 
         def log(self, logs: dict, start_time: float | None = None) -> None:
             shares = self.error_reward.zero_spread_shares if self.error_reward is not None else []
@@ -220,12 +263,13 @@ def logging_trainer(base):
 def train_grpo(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParams, out_dir,
                judge: Judge, dtype: str = "auto") -> list[dict]:
     """Continue the SFT adapter with GRPO; save the adapter to out_dir; return TRL's log history
-    (per step: loss, reward, reward_std, rewards/<name>/mean and /std, completions/mean_length, ...)."""
+    (per step: loss, reward, reward_std, rewards/<name>/mean and /std, completions/mean_length, ...)
+    and last {"group_rewards": rows of `group_reward_rows`, every generated batch's groups}."""
     trainer = grpo_trainer(model_path, sft_adapter, pairs, params, out_dir, judge, dtype)
     trainer.train()
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     trainer.save_model(str(out_dir))
-    return list(trainer.state.log_history)
+    return list(trainer.state.log_history) + [{"group_rewards": getattr(trainer, "group_rewards", [])}]
 
 
 def train_runs(folder, model, params: GrpoParams, judge: Judge, base_model, sft_adapter_of,
