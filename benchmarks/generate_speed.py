@@ -10,7 +10,8 @@ K = 5 samples at params.yaml's decoding (temperature 0.7, top-k 40, top-p 1, rep
 
 Engines, each after a one-prompt warm-up, through `kaser.predictor.sampling.sample_completions`:
 transformers' `generate` at each of --batch-sizes (prompts per call), ctranslate2 (its time
-includes merging and converting the model) and, where llama-cpp-python is installed (`make
+includes merging and converting the model; prompts of one token count share a call), ctranslate2
+with every prompt a call of its own, and, where llama-cpp-python is installed (`make
 install-llama`), llama.cpp at params.yaml's batch size (its time includes writing the GGUF
 file). For each it prints the generated tokens (the completions re-tokenised), tokens/s, and
 the share of the machine's compute ceiling: cores x float32 lanes (16 with AVX-512, 8 with
@@ -26,6 +27,7 @@ engines to AVX2 (ATEN_CPU_CAPABILITY=avx2, CT2_FORCE_CPU_ISA=AVX2), since our ma
 
     .venv/bin/python benchmarks/generate_speed.py                # 8 + 8 prompts, real model
     .venv/bin/python benchmarks/generate_speed.py --avx2 --prompts 4
+    .venv/bin/python benchmarks/generate_speed.py --per-problem 4   # KASER prompts 4 per problem
     .venv/bin/python benchmarks/generate_speed.py --smoke        # tiny model, 1 + 1 prompts x 2 x 16 tokens
 """
 
@@ -93,15 +95,25 @@ def population(data: Path, tiny: bool) -> tuple[pl.DataFrame, pl.DataFrame, str]
     return problems, submissions, "a small synthetic Python population generated here (--tiny)"
 
 
-def prompt_mix(tokenizer, problems, submissions, baselines: dict, per_kind: int, seed: int) -> list[str]:
-    """`per_kind` KASER prompts then `per_kind` history prompts, chat template applied."""
+def prompt_mix(tokenizer, problems, submissions, baselines: dict, per_kind: int, seed: int,
+               per_problem: int = 1) -> list[str]:
+    """`per_kind` KASER prompts then `per_kind` history prompts, chat template applied. The KASER
+    pairs are a seeded draw of all pairs, or with `per_problem` > 1 that many students' pairs on
+    each of per_kind / per_problem drawn problems, as a generate stage sees a problem's test
+    pairs together (10 per problem in the CPU study)."""
     from kaser.predictor.history_prompts import icl_messages, with_history
     from kaser.predictor.prompt import pair_messages, student_pairs
     from kaser.predictor.sft import sample_pairs
 
     mastery = submissions.select("student_id", "problem_id", pl.col("true_mastery").alias("mastery"))
     pairs = student_pairs(problems, submissions, mastery)
-    kaser = sample_pairs(pairs, per_kind, seed)
+    if per_problem > 1:
+        chosen = (pairs.group_by("problem_id").len().filter(pl.col("len") >= per_problem)
+                  .sort("problem_id").sample(max(1, per_kind // per_problem), seed=seed)["problem_id"])
+        kaser = pl.concat([sample_pairs(pairs.filter(pl.col("problem_id") == problem), per_problem, seed)
+                           for problem in chosen.sort()])
+    else:
+        kaser = sample_pairs(pairs, per_kind, seed)
     deep = pairs.filter(pl.col("step") >= HISTORY)   # pairs with a full history
     history = with_history(sample_pairs(deep if deep.height else pairs, per_kind, seed + 1), problems,
                            submissions, HISTORY, baselines.get("max_code_chars"))
@@ -143,6 +155,8 @@ def tokens_per_second(folder, tokenizer, prompts: list[str], params: GeneratePar
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--prompts", type=int, default=8, help="prompts of each kind (KASER, history)")
+    parser.add_argument("--per-problem", type=int, default=1,
+                        help="KASER prompts drawn as this many students per problem (1: a plain draw)")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[4, 8, 16],
                         help="transformers: prompts per generate call, each tried")
     parser.add_argument("--model", type=Path, default=MODEL, help="base-model folder")
@@ -163,15 +177,19 @@ def main() -> None:
     params = resolve_budget(params, tokenizer, submissions)
     if args.smoke:
         params = replace(params, **SMOKE)
-    prompts = prompt_mix(tokenizer, problems, submissions, baselines, args.prompts, params.seed)
+    prompts = prompt_mix(tokenizer, problems, submissions, baselines, args.prompts, params.seed,
+                         args.per_problem)
     prompt_tokens = [len(tokenizer(p, add_special_tokens=False)["input_ids"]) for p in prompts]
     from kaser.predictor.base_model import load_model
     parameters = sum(p.numel() for p in load_model(folder, dtype="float32")[0].parameters())
     peak, how = cpu_ceiling()
     ceiling = peak * 1e9 / (2 * parameters)
     print(f"model: {what}, float32, {parameters / 1e6:.0f} M parameters")
-    print(f"data: {data}; {len(prompts)} prompts ({args.prompts} KASER + {args.prompts} history), "
-          f"{min(prompt_tokens)}-{max(prompt_tokens)} prompt tokens")
+    kaser_count = len(prompts) - args.prompts
+    print(f"data: {data}; {len(prompts)} prompts ({kaser_count} KASER"
+          f"{f', {args.per_problem} per problem' if args.per_problem > 1 else ''} + {args.prompts} history), "
+          f"{min(prompt_tokens)}-{max(prompt_tokens)} prompt tokens, "
+          f"{len(set(prompt_tokens))} distinct lengths")
     print(f"sampling: K {params.k}, up to {params.max_new_tokens} new tokens, temperature "
           f"{params.temperature}, top_k {params.top_k}, top_p {params.top_p}, repetition penalty "
           f"{params.repetition_penalty}")
@@ -180,6 +198,8 @@ def main() -> None:
     runs = [(f"transformers batch {b}", replace(params, backend="transformers", batch_size=b))
             for b in args.batch_sizes]
     runs.append(("ctranslate2", replace(params, backend="ctranslate2")))
+    if params.batch_size > 1:    # side by side: every prompt a call of its own
+        runs.append(("ctranslate2 one prompt a call", replace(params, backend="ctranslate2", batch_size=1)))
     if importlib.util.find_spec("llama_cpp"):   # optional: make install-llama
         runs.append((f"llama_cpp batch {params.batch_size}", replace(params, backend="llama_cpp")))
     else:

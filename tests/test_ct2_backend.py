@@ -15,7 +15,7 @@ from tiny_lm import tiny_model_folder  # noqa: E402
 
 from kaser.predictor.base_model import load_model, load_tokenizer  # noqa: E402
 from kaser import InputError  # noqa: E402
-from kaser.predictor.ct2_backend import convert, decoding_options, sample, seeded_generators  # noqa: E402
+from kaser.predictor.ct2_backend import calls, convert, decoding_options, sample, seeded_generators  # noqa: E402
 from kaser.predictor.sampling import GenerateParams, generate_batched, sample_completions  # noqa: E402
 
 PARAMS = GenerateParams(backend="ctranslate2", k=3, temperature=0.7, top_k=40, top_p=1.0,
@@ -146,6 +146,51 @@ def test_sample_maps_batches_back_to_prompts(converted, prompts):
     assert together == alone
 
 
+@pytest.fixture(scope="module")
+def same_length():
+    """Three student-style prompts that differ only in a mastery level: one token count."""
+    tokenizer = load_tokenizer(tiny_model_folder())
+    texts = [tokenizer.apply_chat_template([{"role": "user", "content": f"Write isEven(n). Mastery {level}."}],
+                                           tokenize=False, add_generation_prompt=True)
+             for level in ("0.25", "0.75", "0.50")]
+    lengths = {len(tokenizer(text, add_special_tokens=False)["input_ids"]) for text in texts}
+    assert len(lengths) == 1, lengths
+    return texts
+
+
+def test_prompts_of_one_length_share_a_call_and_decode_as_alone(converted, prompts, same_length):
+    """Greedy decoding of prompts that share a call is each prompt's own, with the penalty on
+    its completion alone; prompts of other lengths get calls of their own."""
+    generator, tokenizer, end = converted
+    params = replace(PARAMS, temperature=0, k=2, repetition_penalty=0.2, max_new_tokens=12, batch_size=4)
+    mixed = same_length[:2] + prompts + same_length[2:]
+    tokens = [tokenizer(p, add_special_tokens=False)["input_ids"] for p in mixed]
+    shared = calls(tokens, 4)
+    assert sorted(i for call in shared for i in call) == list(range(len(mixed)))
+    assert all(len({len(tokens[i]) for i in call}) == 1 for call in shared)
+    assert any({0, 1, 5} <= set(call) for call in shared) and calls(tokens, 2)[0] == [0, 1]
+    together = sample([generator], tokenizer, end, mixed, params)
+    for prompt, own in zip(mixed, together):
+        assert own[0] == own[1]
+        assert own[0][0] == tokenizer.decode(_greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
+
+
+def test_a_shared_call_samples_k_codes_per_prompt(model_dir, same_length):
+    out, tokenizer, end = model_dir
+    params = replace(PARAMS, k=4, batch_size=3)
+
+    def run():
+        return sample(seeded_generators(out, tokenizer, 1, 0), tokenizer, end, same_length, params)
+    first = run()
+    assert first == run()
+    assert [len(own) for own in first] == [4, 4, 4]
+    assert all(len({text for text, _ in own}) > 1 for own in first)     # samples, not K copies
+    # top_k 1 is greedy at any temperature: one decode, copied K times
+    greedy = sample(seeded_generators(out, tokenizer, 1, 0), tokenizer, end, same_length,
+                    replace(params, temperature=1.5, top_k=1))
+    assert all(len(set(own)) == 1 for own in greedy)
+
+
 def test_a_completion_cut_by_the_budget_is_marked_truncated(converted, prompts):
     generator, tokenizer, end = converted
     params = replace(PARAMS, temperature=0, k=1, max_new_tokens=3)
@@ -172,10 +217,10 @@ def test_workers_give_the_same_samples_every_run(model_dir, prompts, workers):
 
 
 def test_each_worker_has_its_own_random_stream(model_dir, prompts):
-    """One prompt twice, one call each, dealt to two workers: seeds 0 and 1 give other samples
-    (one seed for both would give the same ones)."""
+    """One prompt twice, one call each (batch_size 1), dealt to two workers: seeds 0 and 1 give
+    other samples (one seed for both would give the same ones)."""
     out, tokenizer, end = model_dir
-    params = replace(PARAMS, workers=2)
+    params = replace(PARAMS, workers=2, batch_size=1)
     own = sample(seeded_generators(out, tokenizer, 2, 0), tokenizer, end, prompts[:1] * 2, params)
     assert own[0] != own[1]
     assert sample(seeded_generators(out, tokenizer, 2, 1), tokenizer, end, prompts[:1] * 2, params) != own
