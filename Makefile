@@ -48,8 +48,8 @@ STUDY_SET := -S 'model.splits=[student]' -S 'model.folds=[0]' \
 	-S generate.max_pairs=300 -S 'evaluate.methods=[kaser,student_sft]' \
 	-S 'baselines.methods=[student_sft]' -S evaluate.max_codes_per_problem=50
 STUDY_DIR := reports/study-student-python
-STUDY_FILES := evaluation.json metrics.json pair_scores.csv problem_scores.csv grpo_rewards.csv grpo_groups.csv \
-	grpo_log.json sft_log.json headline.json reward_curves.png
+STUDY_FILES := evaluation.json metrics.json pair_scores.csv problem_scores.csv grpo_rewards.csv \
+	grpo_groups.csv grpo_log.json sft_log.json headline.json reward_curves.png
 
 study: $(STAMP)
 	date -u +"study start %FT%TZ"
