@@ -283,7 +283,8 @@ def main(argv: list[str] | None = None) -> None:
     gain = sum(gains) / len(gains)
     interval = t_interval(gains)
     seconds = time.perf_counter() - start
-    for sentence in reward_trend(reward_rows(history), group_rows(history)):
+    groups = group_rows(history)
+    for sentence in reward_trend(reward_rows(history), groups):
         log(f"training reward. {sentence}")
     if spread:
         log(f"groups with no error-reward spread: {sum(spread) / len(spread):.2f} of a step on average")
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         Path(args.out).write_text(json.dumps({
             "settings": changed, "pool": pool.height, "probe": probe.height, "probe_k": args.probe_k,
             "generations": args.generations, "budget": grpo.max_completion_length,
-            "rewards": rewards, "groups": group_rows(history), "zero_spread": spread, "slope": slope,
+            "rewards": rewards, "groups": groups, "zero_spread": spread, "slope": slope,
             "before": before,
             "after": after, "parts_before": parts_before, "parts_after": parts_after, "gain": gain, "gain_interval": interval, "seconds": seconds,
             "smoke": args.smoke}, indent=1) + "\n")

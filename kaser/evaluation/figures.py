@@ -63,7 +63,10 @@ def reward_rows(log_history: Sequence[Mapping]) -> list[dict]:
 
 def rewards_csv(rows: Sequence[Mapping]) -> str:
     """CSV for DVC plots: step first, the total reward last (DVC's default y)."""
-    columns = ["step", *(c for c in REWARD_COLUMNS if any(c in r for r in rows)), "reward"]
+    return _csv_text(["step", *(c for c in REWARD_COLUMNS if any(c in r for r in rows)), "reward"], rows)
+
+
+def _csv_text(columns: Sequence[str], rows: Sequence[Mapping]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
@@ -85,13 +88,8 @@ def groups_csv(rows: Sequence[Mapping]) -> str:
     """CSV of `group_rows`: step, group_id, problem_id, each reward part, reward ("" without rows)."""
     if not rows:
         return ""
-    columns = ["step", "group_id", "problem_id", *(c for c in REWARD_COLUMNS if any(c in r for r in rows)),
-               "reward"]
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    return _csv_text(["step", "group_id", "problem_id",
+                      *(c for c in REWARD_COLUMNS if any(c in r for r in rows)), "reward"], rows)
 
 
 def reward_figure(rows: Sequence[Mapping], dataset: str, run: str | None = None):
