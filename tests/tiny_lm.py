@@ -82,3 +82,37 @@ def tiny_model_folder(ending: bool = False) -> Path:
 def lora_state(model) -> dict:
     """Copies of every LoRA tensor of a PEFT model, by name."""
     return {name: p.detach().clone() for name, p in model.named_parameters() if "lora_" in name}
+
+
+QUESTIONS = ["Write a function that adds two numbers.", "Return the largest of three values.",
+             "Count the vowels in a string.", "Reverse a list without slicing."]
+
+
+def chat_prompts(folder, questions=QUESTIONS) -> list[str]:
+    """The questions as user turns under the model's chat template, ready for an assistant turn."""
+    from kaser.predictor.base_model import load_tokenizer
+
+    tokenizer = load_tokenizer(folder)
+    return [tokenizer.apply_chat_template([{"role": "user", "content": q}], tokenize=False,
+                                          add_generation_prompt=True) for q in questions]
+
+
+def same_distribution(ours: list[list[int]], theirs: list[list[int]]) -> tuple[float, float, float]:
+    """p-values that two sets of sampled completions (token ids, -1 last where an end token
+    came) are draws of one distribution: the first token (chi-square over the tokens seen 5 or
+    more times, the rest pooled), the share that ended (Fisher) and the number of tokens
+    (Mann-Whitney)."""
+    import numpy as np
+    from scipy import stats
+
+    firsts = [[row[0] if row else -1 for row in side] for side in (ours, theirs)]
+    counts = [(firsts[0].count(t), firsts[1].count(t)) for t in set(firsts[0]) | set(firsts[1])]
+    common = [c for c in counts if sum(c) >= 5]
+    rest = tuple(np.subtract((len(ours), len(theirs)), np.sum(common, axis=0)))
+    table = np.array(common + ([rest] if sum(rest) else []))
+    assert len(table) >= 3, "too few distinct first tokens to compare"
+    ended = [sum(bool(row) and row[-1] == -1 for row in side) for side in (ours, theirs)]
+    _, p_ended = stats.fisher_exact([[ended[0], len(ours) - ended[0]], [ended[1], len(theirs) - ended[1]]])
+    lengths = [[len(row) for row in side] for side in (ours, theirs)]
+    return (stats.chi2_contingency(table).pvalue, p_ended,
+            stats.mannwhitneyu(*lengths).pvalue if len(set(lengths[0] + lengths[1])) > 1 else 1.0)

@@ -30,7 +30,8 @@ Departures from the transformers backend, and why:
    set of samples does not depend on that order.
 2. The repetition penalty (CTRL's: positive logits divided by it, negative ones multiplied) counts
    the tokens CTranslate2's decoding loop has seen: the completion so far, not the prompt as in
-   transformers (tests/test_ct2_backend.py checks this against greedy decoding written out). Feeding
+   transformers (tests/test_ct2_backend.py checks this against greedy decoding written out, and the
+   sampled distribution against this rule written out on the transformers model). Feeding
    the whole prompt through that loop (`include_prompt_in_result`) would cost a step per prompt
    token; so only prompts of the same length share a call (see `sample`).
 3. Runs in float32 whatever `dtype` says ("auto" is float32 on CPU too); int8 was slower on an
@@ -150,9 +151,18 @@ def calls(tokens: list[list[str]], batch_size: int) -> list[list[int]]:
 
 def sample(generators: list, tokenizer, end_tokens: list[int], prompts: list[str], params,
            desc: str = "sampling (ctranslate2)") -> list[list[tuple[str, bool]]]:
-    """K (completion, truncated) per prompt. A completion is truncated when it took all
-    `max_new_tokens` steps without an end token (CTranslate2 leaves the end token out of the
-    sequence).
+    """K (completion, truncated) per prompt, decoded from `sampled_ids`. A completion is truncated
+    when it took all `max_new_tokens` steps without an end token (CTranslate2 leaves the end token
+    out of the sequence)."""
+    return [[(tokenizer.decode(ids, skip_special_tokens=True),
+              len(ids) >= params.max_new_tokens and (not ids or ids[-1] not in end_tokens))
+             for ids in own]
+            for own in sampled_ids(generators, tokenizer, end_tokens, prompts, params, desc)]
+
+
+def sampled_ids(generators: list, tokenizer, end_tokens: list[int], prompts: list[str], params,
+                desc: str = "sampling (ctranslate2)") -> list[list[list[int]]]:
+    """K completions per prompt as token ids, the end token left out.
 
     Prompts of the same token count share a call, up to `params.batch_size` of them (`calls`):
     CTranslate2 runs all but their last token through the model as one batch, copies each
@@ -193,17 +203,14 @@ def sample(generators: list, tokenizer, end_tokens: list[int], prompts: list[str
             call = generator.generate_batch([tokens[m] for m in members], num_hypotheses=samples,
                                             asynchronous=True, **options)
         pending.append((members, call))
-    results: list[list[tuple[str, bool]] | None] = [None] * len(prompts)
+    results: list[list[list[int]] | None] = [None] * len(prompts)
     with tqdm(total=len(prompts), desc=desc, unit="prompt") as progress:
         for members, outputs in pending:
             if len(members) == 1:
                 sequences = [[output.result().sequences_ids[0] for output in outputs]]
             else:
                 sequences = [output.result().sequences_ids for output in outputs]
-            for index, ids_list in zip(members, sequences):
-                own = [(tokenizer.decode(ids, skip_special_tokens=True),
-                        len(ids) >= params.max_new_tokens and (not ids or ids[-1] not in end_tokens))
-                       for ids in ids_list]
+            for index, own in zip(members, sequences):
                 results[index] = own * params.k if samples == 1 else own
             progress.update(len(members))
     return results
