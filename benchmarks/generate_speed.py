@@ -8,12 +8,13 @@ prepare@synthetic-python`; its true mastery stands in for the knowledge stage's)
 K = 5 samples at params.yaml's decoding (temperature 0.7, top-k 40, top-p 1, repetition penalty
 1.1) and the data's token budget (`generate.max_new_tokens: auto`, `resolve_budget`).
 
-Engines, each after a one-prompt warm-up, through `kaser.predictor.sampling.sample_completions`:
+Engines, each in a process of its own after a one-prompt warm-up, through `kaser.predictor.sampling.sample_completions`:
 transformers' `generate` at each of --batch-sizes (prompts per call), ctranslate2 (its time
 includes merging and converting the model; prompts of one token count share a call), ctranslate2
-with every prompt a call of its own, and, where llama-cpp-python is installed (`make
+with every prompt a call of its own, torch (our decoding loop, each prompt read once for its K
+samples) at params.yaml's batch size, and, where llama-cpp-python is installed (`make
 install-llama`), llama.cpp at params.yaml's batch size (its time includes writing the GGUF
-file). For each it prints the generated tokens (the completions re-tokenised), tokens/s, and
+file). `--engines` leaves out the others (transformers is always timed). For each it prints the generated tokens (the completions re-tokenised), tokens/s, and
 the share of the machine's compute ceiling: cores x float32 lanes (16 with AVX-512, 8 with
 AVX2) x 2 FMA units x 2 FLOP x the clock /proc/cpuinfo reports, over 2 FLOP per parameter per
 generated token (prefill and attention not counted, so the share is an upper bound on how well
@@ -23,7 +24,8 @@ over transformers at its best batch size.
 It needs the real base model (models/base, `dvc repro base_model`): a random model's speed says
 nothing about the pipeline's. `--tiny` takes the tests' tiny random model (and a small population
 generated here when the dataset folder is absent), and says so in its output. `--avx2` holds both
-engines to AVX2 (ATEN_CPU_CAPABILITY=avx2, CT2_FORCE_CPU_ISA=AVX2), since our machines differ.
+engines to AVX2 (ATEN_CPU_CAPABILITY=avx2, MKL_ENABLE_INSTRUCTIONS=AVX2, ONEDNN_MAX_CPU_ISA=AVX2,
+CT2_FORCE_CPU_ISA=AVX2), since our machines differ.
 
     .venv/bin/python benchmarks/generate_speed.py                # 8 + 8 prompts, real model
     .venv/bin/python benchmarks/generate_speed.py --avx2 --prompts 4
@@ -45,6 +47,8 @@ from pathlib import Path
 if "--avx2" in sys.argv:   # read by torch and ctranslate2 when they load, so before any import
     os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
     os.environ["CT2_FORCE_CPU_ISA"] = "AVX2"
+    os.environ["MKL_ENABLE_INSTRUCTIONS"] = "AVX2"    # torch's float32 matrix products
+    os.environ["ONEDNN_MAX_CPU_ISA"] = "AVX2"
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -142,7 +146,21 @@ def cpu_ceiling() -> tuple[float, str]:
                   f"{mhz / 1000:.2f} GHz = {peak:.0f} GFLOP/s")
 
 
-def tokens_per_second(folder, tokenizer, prompts: list[str], params: GenerateParams) -> tuple[float, int, float]:
+def tokens_per_second(folder, prompts: list[str], params: GenerateParams) -> tuple[float, int, float]:
+    """The engine's speed, timed in a process of its own: two engines in one process slow each
+    other down (CTranslate2's threads cost the torch loop that ran after it in the same process
+    a third of its speed)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(_timed, folder, prompts, params).result()
+
+
+def _timed(folder, prompts: list[str], params: GenerateParams) -> tuple[float, int, float]:
+    from kaser.predictor.base_model import load_tokenizer
+
+    tokenizer = load_tokenizer(folder)
     sample_completions(folder, None, prompts[:1], replace(params, k=1, max_new_tokens=4), dtype="float32")
     start = time.perf_counter()
     completions = sample_completions(folder, None, prompts, params, dtype="float32")
@@ -163,6 +181,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help="dataset folder (problems, submissions)")
     parser.add_argument("--tiny", action="store_true", help="the tests' tiny random model (speeds mean nothing)")
     parser.add_argument("--avx2", action="store_true", help="hold both engines to AVX2")
+    parser.add_argument("--engines", nargs="+", help="time only the engines whose names start so "
+                        "(e.g. torch ctranslate2); transformers at --batch-sizes is always timed")
     parser.add_argument("--smoke", action="store_true",
                         help="--tiny, 1 + 1 prompts x 2 samples x 16 tokens, batch size 1: seconds")
     args = parser.parse_args()
@@ -200,20 +220,23 @@ def main() -> None:
     runs.append(("ctranslate2", replace(params, backend="ctranslate2")))
     if params.batch_size > 1:    # side by side: every prompt a call of its own
         runs.append(("ctranslate2 one prompt a call", replace(params, backend="ctranslate2", batch_size=1)))
+    runs.append((f"torch batch {params.batch_size}", replace(params, backend="torch")))
     if importlib.util.find_spec("llama_cpp"):   # optional: make install-llama
         runs.append((f"llama_cpp batch {params.batch_size}", replace(params, backend="llama_cpp")))
     else:
         print("llama_cpp: not installed (make install-llama), not timed")
+    if args.engines:
+        runs = [run for run in runs if run[0].startswith(("transformers", *args.engines))]
     speed = {}
     for name, run_params in runs:
-        speed[name], tokens, seconds = tokens_per_second(folder, tokenizer, prompts, run_params)
+        speed[name], tokens, seconds = tokens_per_second(folder, prompts, run_params)
         print(f"{name}: {tokens} tokens in {seconds:.1f} s = {speed[name]:.1f} tokens/s "
               f"({speed[name] / ceiling:.1%} of the ceiling)")
     best = max((n for n in speed if n.startswith("transformers")), key=speed.get)
-    chosen = (f"{params.backend} batch {params.batch_size}" if params.backend in ("transformers", "llama_cpp")
+    chosen = (f"{params.backend} batch {params.batch_size}" if params.backend in ("transformers", "llama_cpp", "torch")
               else params.backend)
     if chosen not in speed:
-        speed[chosen], _, _ = tokens_per_second(folder, tokenizer, prompts, params)
+        speed[chosen], _, _ = tokens_per_second(folder, prompts, params)
     print(f"chosen engine (params.yaml generate.backend): {chosen}; transformers at its best: {best}")
     print(f"speedup: {speed[chosen] / speed[best]:.2f}")
 

@@ -4,6 +4,7 @@
   and ChatClients of it;
 - `adapter_folder`, `simulate_workspace`: a LoRA adapter on the tiny model, and the repository root
   `kaser simulate` runs in (simulate_cli.py);
+- `random_adapter`: a LoRA adapter whose weights change the model's outputs (the sampling engines);
 - `grpo_workspace`: a repository root with the cluster outputs the GRPO stages need.
 
 Plain helpers and data live in the named modules beside this file (fake_openai.py,
@@ -70,6 +71,22 @@ def adapter_folder(tmp_path_factory):
                                                   task_type="CAUSAL_LM"))
     folder = tmp_path_factory.mktemp("grpo")
     peft_model.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def random_adapter(tmp_path_factory):
+    """A LoRA adapter on the tiny model with non-zero weights (init_lora_weights=False), so that
+    merging it changes what the model writes: what the sampling engines must merge."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    model, _ = load_model(tiny_model_folder(), dtype="float32")
+    torch.manual_seed(1)
+    peft = get_peft_model(model, LoraConfig(r=4, lora_alpha=32, target_modules=["q_proj", "v_proj", "down_proj"],
+                                            init_lora_weights=False))
+    folder = tmp_path_factory.mktemp("adapter")
+    peft.save_pretrained(folder)
     return folder
 
 

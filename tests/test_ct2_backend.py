@@ -13,11 +13,10 @@ pytest.importorskip("ctranslate2")
 
 from tiny_lm import chat_prompts, same_distribution, tiny_model_folder  # noqa: E402
 
-from kaser.predictor.base_model import load_model, load_tokenizer  # noqa: E402
+from kaser.predictor.base_model import load_model, load_tokenizer, stop_token_ids  # noqa: E402
 from kaser import InputError  # noqa: E402
 from kaser.predictor.ct2_backend import (calls, convert, decoding_options, sample, sampled_ids,  # noqa: E402
                                          seeded_generators)
-from kaser.predictor.base_model import stop_token_ids  # noqa: E402
 from kaser.predictor.sampling import GenerateParams, generate_batched, sample_completions  # noqa: E402
 
 PARAMS = GenerateParams(backend="ctranslate2", k=3, temperature=0.7, top_k=40, top_p=1.0,
@@ -31,21 +30,6 @@ def prompts():
                                           add_generation_prompt=True)
             for text in ("Write isEven(n).", "Write a method that sums an array of ints, please.",
                          "Return the max.")]
-
-
-@pytest.fixture(scope="module")
-def adapter(tmp_path_factory):
-    """A LoRA adapter with non-zero weights (init_lora_weights=False), so merging it changes outputs."""
-    import torch
-    from peft import LoraConfig, get_peft_model
-
-    model, _ = load_model(tiny_model_folder(), dtype="float32")
-    torch.manual_seed(1)
-    peft = get_peft_model(model, LoraConfig(r=4, lora_alpha=32, target_modules=["q_proj", "v_proj", "down_proj"],
-                                            init_lora_weights=False))
-    folder = tmp_path_factory.mktemp("adapter")
-    peft.save_pretrained(folder)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +55,12 @@ def test_k_valid_samples_per_prompt_and_seeded(prompts):
     assert sample_completions(tiny_model_folder(), None, prompts, replace(PARAMS, seed=1)) != first
 
 
-def test_greedy_with_a_merged_adapter_equals_transformers(prompts, adapter):
+def test_greedy_with_a_merged_adapter_equals_transformers(prompts, random_adapter):
     """Temperature 0 and no penalty: the same tokens as transformers' generate on the PEFT model,
     so prompts, tokens, end tokens, the conversion and the LoRA merge all agree."""
     params = replace(PARAMS, temperature=0, repetition_penalty=1.0, max_new_tokens=10)
-    ours = sample_completions(tiny_model_folder(), adapter, prompts, params)
-    model, tokenizer = load_model(tiny_model_folder(), adapter=adapter, dtype="float32")
+    ours = sample_completions(tiny_model_folder(), random_adapter, prompts, params)
+    model, tokenizer = load_model(tiny_model_folder(), adapter=random_adapter, dtype="float32")
     theirs = generate_batched(model, tokenizer, prompts, replace(params, backend="transformers", batch_size=1))
     assert ours == theirs
     assert all(len(set(texts)) == 1 and len(texts) == 3 for texts in ours)

@@ -88,25 +88,27 @@ def openai_samples(chats: Sequence[list[dict]], k: int, version: str, cfg: LLMPa
 
 def local_personas(chats: Sequence[list[dict]], model_path, model_id: str, cache_path,
                    max_new_tokens: int, generate: GenerateParams, dtype: str = "auto") -> list[str]:
-    """Greedy personas from the local model, each chat written once and then read from the cache."""
+    """Greedy personas from the local model with `generate`'s engine (`generate.backend`), each chat
+    written once and then read from the cache (the engine is part of the key: two engines' float
+    sums may part at a near tie)."""
     version = PROMPT_VERSIONS["summary"]
     decoding = {"do_sample": False, "max_new_tokens": max_new_tokens, "dtype": dtype,
-                "repetition_penalty": generate.repetition_penalty}
+                "repetition_penalty": generate.repetition_penalty, "backend": generate.backend}
     keys = [cache_key(f"local:{model_id}", version, chat, decoding) for chat in chats]
     cache = ResponseCache(cache_path)
     try:
         found = {key: cache.get(key) for key in set(keys)}
         missing = {key: chat for key, chat in zip(keys, chats) if found[key] is None}
         if missing:
-            from kaser.predictor.base_model import load_model
-            from kaser.predictor.sampling import generate_batched
-            model, tokenizer = load_model(model_path, dtype=dtype)
+            from kaser.predictor.base_model import load_tokenizer
+            from kaser.predictor.sampling import sample_completions
+            tokenizer = load_tokenizer(model_path)
             prompts = [tokenizer.apply_chat_template(chat, tokenize=False,
                                                      add_generation_prompt=True)
                        for chat in missing.values()]
             greedy = dataclasses.replace(generate, temperature=0.0, k=1,
                                          max_new_tokens=max_new_tokens)
-            texts = generate_batched(model, tokenizer, prompts, greedy, desc="personas")
+            texts = sample_completions(model_path, None, prompts, greedy, dtype)
             for (key, prompt), (text,) in zip(zip(missing, prompts), texts):
                 text = text.strip() or NO_HISTORY_PERSONA
                 cache.put(key, f"local:{model_id}", version, text,

@@ -213,7 +213,7 @@ def write_gguf(model, tokenizer, path: Path) -> None:
     config = model.config
     if config.model_type != "llama":
         raise InputError(f"backend llama_cpp writes Llama models only, not {config.model_type!r} "
-                         "(set generate.backend: transformers or ctranslate2)", file="params.yaml:generate")
+                         "(set generate.backend: torch or transformers)", file="params.yaml:generate")
     if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
         raise InputError("backend llama_cpp: a Llama model with biases is not supported",
                          file="params.yaml:generate")

@@ -4,14 +4,19 @@
 
     predictions = predict("models/base", "models/synthetic-java/grpo", pairs, params, "kaser")
 
-Three backends, one result (`sample_completions` -> K texts per prompt):
-- `transformers` (CPU default): prompts sorted by length and generated in batches with LEFT
-  padding and the KV cache, under `torch.inference_mode`; `num_return_sequences=K` per prompt.
-  Deterministic for a given seed and batch size. Temperature 0 means greedy decoding.
+Five backends, one result (`sample_completions` -> K texts per prompt):
+- `torch` (CPU default): our decoding loop over the transformers weights, the adapter merged;
+  each prompt read once for its K samples, the samples of `batch_size` prompts decoded as one
+  batch, with `generate`'s decoding rule (kaser/predictor/torch_backend.py, with its departures).
+- `transformers`: prompts sorted by length and generated in batches with LEFT padding and the KV
+  cache, under `torch.inference_mode`; `num_return_sequences=K` per prompt. Deterministic for a
+  given seed and batch size. Temperature 0 means greedy decoding.
 - `vllm` (GPU, `pip install '.[gpu]'`): `vllm.LLM(enable_lora=True)` with
   `SamplingParams(n=K, ...)` and the adapter as a `LoRARequest`. Imported only when chosen.
-- `ctranslate2` (CPU, faster than transformers): the adapter merged, the model converted, the same
-  prompts and decoding settings (kaser/predictor/ct2_backend.py, with its departures).
+- `ctranslate2` (CPU): the adapter merged, the model converted, the same prompts and decoding
+  settings, the repetition penalty on the completion only (kaser/predictor/ct2_backend.py).
+- `llama_cpp` (CPU, optional: `make install-llama`): kaser/predictor/llama_backend.py.
+benchmarks/generate_speed.py times the CPU engines side by side on the pipeline's prompt mix.
 
 The authors sample with temperature 0.7, top_k 40 (50 in their vLLM path), top_p 1,
 repetition penalty 1.1, max 400 new tokens (eval_sft.py); params.yaml `generate` sets ours.
@@ -45,7 +50,7 @@ from kaser.predictor.base_model import stop_token_ids
 from kaser.predictor.rewards import completion_code
 from kaser.predictor.prompt import pair_messages
 
-BACKENDS = ("transformers", "vllm", "ctranslate2", "llama_cpp")
+BACKENDS = ("transformers", "vllm", "ctranslate2", "llama_cpp", "torch")
 PREDICTION_SCHEMA = {"student_id": pl.String, "problem_id": pl.String, "sample": pl.Int64,
                      "code": pl.String, "method": pl.String, "truncated": pl.Boolean}
 AUTO = "auto"
@@ -107,7 +112,7 @@ def data_budget(tokenizer, submissions: pl.DataFrame, percentile: float, cap: in
 
 @dataclass(frozen=True)
 class GenerateParams:
-    backend: str = "ctranslate2"
+    backend: str = "torch"
     k: int = 5
     temperature: float = 0.7
     top_k: int = 40
@@ -143,6 +148,8 @@ def sample_completions(model_path, adapter, prompts: list[str], params: Generate
         return generate_batched(model, tokenizer, prompts, params)
     if params.backend == "ctranslate2":
         from kaser.predictor.ct2_backend import ct2_completions as completions
+    elif params.backend == "torch":
+        from kaser.predictor.torch_backend import torch_completions as completions
     else:
         from kaser.predictor.llama_backend import llama_completions as completions
     return [[Completion(text, truncated=cut) for text, cut in own]
