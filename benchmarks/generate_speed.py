@@ -8,13 +8,14 @@ prepare@synthetic-python`; its true mastery stands in for the knowledge stage's)
 K = 5 samples at params.yaml's decoding (temperature 0.7, top-k 40, top-p 1, repetition penalty
 1.1) and the data's token budget (`generate.max_new_tokens: auto`, `resolve_budget`).
 
-Engines, each in a process of its own after a one-prompt warm-up, through `kaser.predictor.sampling.sample_completions`:
-transformers' `generate` at each of --batch-sizes (prompts per call), ctranslate2 (its time
-includes merging and converting the model; prompts of one token count share a call), ctranslate2
-with every prompt a call of its own, torch (our decoding loop, each prompt read once for its K
-samples) at params.yaml's batch size, and, where llama-cpp-python is installed (`make
-install-llama`), llama.cpp at params.yaml's batch size (its time includes writing the GGUF
-file). `--engines` leaves out the others (transformers is always timed). For each it prints the generated tokens (the completions re-tokenised), tokens/s, and
+Engines, each in a process of its own after a one-prompt warm-up, through
+`kaser.predictor.sampling.sample_completions`: transformers' `generate` at each of --batch-sizes
+(prompts per call), ctranslate2 (its time includes merging and converting the model; prompts of
+one token count share a call), ctranslate2 with every prompt a call of its own, torch (our
+decoding loop, each prompt read once for its K samples) at params.yaml's batch size, and, where
+llama-cpp-python is installed (`make install-llama`), llama.cpp at params.yaml's batch size (its
+time includes writing the GGUF file); `--engines` leaves out the others (transformers is always
+timed). For each it prints the generated tokens (the completions re-tokenised), tokens/s, and
 the share of the machine's compute ceiling: cores x float32 lanes (16 with AVX-512, 8 with
 AVX2) x 2 FMA units x 2 FLOP x the clock /proc/cpuinfo reports, over 2 FLOP per parameter per
 generated token (prefill and attention not counted, so the share is an upper bound on how well
@@ -233,7 +234,8 @@ def main() -> None:
         print(f"{name}: {tokens} tokens in {seconds:.1f} s = {speed[name]:.1f} tokens/s "
               f"({speed[name] / ceiling:.1%} of the ceiling)")
     best = max((n for n in speed if n.startswith("transformers")), key=speed.get)
-    chosen = (f"{params.backend} batch {params.batch_size}" if params.backend in ("transformers", "llama_cpp", "torch")
+    batched = ("transformers", "llama_cpp", "torch")
+    chosen = (f"{params.backend} batch {params.batch_size}" if params.backend in batched
               else params.backend)
     if chosen not in speed:
         speed[chosen], _, _ = tokens_per_second(folder, prompts, params)

@@ -30,7 +30,8 @@ def test_greedy_with_the_penalty_gives_the_tokens_of_generate(random_adapter):
     params = replace(PARAMS, temperature=0, repetition_penalty=1.5, max_new_tokens=16, batch_size=5)
     ours = sample_completions(folder, random_adapter, prompts, params)
     model, tokenizer = load_model(folder, adapter=random_adapter, dtype="float32")
-    theirs = generate_batched(model, tokenizer, prompts, replace(params, backend="transformers", batch_size=1))
+    theirs = generate_batched(model, tokenizer, prompts,
+                              replace(params, backend="transformers", batch_size=1))
     assert ours == theirs
     assert all(len(set(own)) == 1 and len(own) == 3 for own in ours)       # one decode, copied K times
     assert sample_completions(folder, None, prompts, params) != ours          # the adapter was merged
@@ -49,7 +50,8 @@ def _generate_ids(folder, prompts: list[str], params: GenerateParams) -> list[li
     with torch.inference_mode():
         for prompt in prompts:
             inputs = tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
-            output = model.generate(**inputs, do_sample=True, temperature=params.temperature, top_k=params.top_k,
+            output = model.generate(**inputs, do_sample=True, temperature=params.temperature,
+                                    top_k=params.top_k,
                                     top_p=params.top_p, repetition_penalty=params.repetition_penalty,
                                     num_return_sequences=params.k, max_new_tokens=params.max_new_tokens,
                                     pad_token_id=tokenizer.pad_token_id)
@@ -125,7 +127,8 @@ def test_an_empty_prompt_is_refused():
 def test_another_architecture_is_refused(tmp_path):
     from transformers import GPT2Config, GPT2LMHeadModel
     tokenizer = load_tokenizer(tiny_model_folder())
-    GPT2LMHeadModel(GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=1, n_head=2)).save_pretrained(tmp_path)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=1, n_head=2))
+    model.save_pretrained(tmp_path)
     tokenizer.save_pretrained(tmp_path)
     with pytest.raises(InputError, match="backend torch samples llama, qwen2 models, not 'gpt2'"):
         sample_completions(tmp_path, None, chat_prompts(tiny_model_folder())[:1], PARAMS)

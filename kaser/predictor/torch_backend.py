@@ -236,7 +236,8 @@ def _forward(model, prefix: _Prefix, cache: _Cache, token, position, copies: int
         on_own = own @ own_keys.transpose(-1, -2) * scale                  # rows x kv x group x (step+1)
         weights = torch.cat([on_prompt, on_own], dim=-1).softmax(dim=-1)
         width = on_prompt.shape[-1]
-        to_prompt = (weights[..., :width].reshape(prompts, copies, kv_heads, group, width).permute(0, 2, 1, 3, 4)
+        to_prompt = (weights[..., :width].reshape(prompts, copies, kv_heads, group, width)
+                     .permute(0, 2, 1, 3, 4)
                      .reshape(prompts, kv_heads, copies * group, width))
         mixed = (to_prompt @ prefix.values[number]).view(prompts, kv_heads, copies, group, dim)
         mixed = mixed.permute(0, 2, 1, 3, 4).reshape(rows, kv_heads, group, dim)
