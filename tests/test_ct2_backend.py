@@ -25,11 +25,9 @@ PARAMS = GenerateParams(backend="ctranslate2", k=3, temperature=0.7, top_k=40, t
 
 @pytest.fixture(scope="module")
 def prompts():
-    tokenizer = load_tokenizer(tiny_model_folder())
-    return [tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
-                                          add_generation_prompt=True)
-            for text in ("Write isEven(n).", "Write a method that sums an array of ints, please.",
-                         "Return the max.")]
+    return chat_prompts(tiny_model_folder(), ("Write isEven(n).",
+                                              "Write a method that sums an array of ints, please.",
+                                              "Return the max."))
 
 
 @pytest.fixture(scope="module")
@@ -136,9 +134,8 @@ def test_sample_maps_batches_back_to_prompts(converted, prompts):
 def same_length():
     """Three student-style prompts that differ only in a mastery level: one token count."""
     tokenizer = load_tokenizer(tiny_model_folder())
-    texts = [tokenizer.apply_chat_template([{"role": "user", "content": f"Write isEven(n). Mastery {level}."}],
-                                           tokenize=False, add_generation_prompt=True)
-             for level in ("0.25", "0.75", "0.50")]
+    texts = chat_prompts(tiny_model_folder(),
+                         [f"Write isEven(n). Mastery {level}." for level in ("0.25", "0.75", "0.50")])
     lengths = {len(tokenizer(text, add_special_tokens=False)["input_ids"]) for text in texts}
     assert len(lengths) == 1, lengths
     return texts

@@ -15,22 +15,12 @@ from scipy import stats
 
 from kaser.predictor.base_model import load_tokenizer
 from kaser.predictor.sampling import GenerateParams, sample_completions
-from tiny_lm import tiny_model_folder
+from tiny_lm import QUESTIONS, chat_prompts, tiny_model_folder
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is optional: make install-llama")
 
-QUESTIONS = ["Write a function that adds two numbers.", "Return the largest of three values.",
-             "Count the vowels in a string.", "Reverse a list without slicing."]
-
-
-def prompts(folder) -> list[str]:
-    tokenizer = load_tokenizer(folder)
-    return [tokenizer.apply_chat_template([{"role": "user", "content": q}], tokenize=False,
-                                          add_generation_prompt=True) for q in QUESTIONS]
-
-
 def both(folder, params: GenerateParams):
-    texts = prompts(folder)
+    texts = chat_prompts(folder)
     return [sample_completions(folder, None, texts, replace(params, backend=backend), dtype="float32")
             for backend in ("transformers", "llama_cpp")]
 
@@ -57,7 +47,7 @@ def test_greedy_decoding_gives_transformers_tokens_but_where_two_logits_tie():
     assert all(len(set(own)) == 1 and len(own) == 2 for own in ours)   # one decode, copied K times
     model, tokenizer = load_model(folder, dtype="float32")
     same = 0
-    for prompt, their, our in zip(prompts(folder), theirs, ours):
+    for prompt, their, our in zip(chat_prompts(folder), theirs, ours):
         if their == our:
             same += 1
             continue
@@ -109,7 +99,7 @@ def adapter(tmp_path):
 
 def test_an_adapter_is_merged_before_sampling(adapter):
     params = GenerateParams(k=1, temperature=0, repetition_penalty=1.1, max_new_tokens=8)
-    texts = prompts(tiny_model_folder())
+    texts = chat_prompts(tiny_model_folder())
     plain = sample_completions(tiny_model_folder(), None, texts, replace(params, backend="llama_cpp"))
     adapted = sample_completions(tiny_model_folder(), adapter, texts,
                                  replace(params, backend="llama_cpp"))
