@@ -375,7 +375,10 @@ public final class KaserHarness {
                 outcome[1] = method.invoke(target, converted);
                 outcome[0] = "returned";
             } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof ThreadDeath) throw (ThreadDeath) e.getCause();
                 outcome[0] = "raised"; outcome[1] = e.getCause();
+            } catch (ThreadDeath e) {
+                throw e;  // the time limit stopped this thread: let it end, so the JVM can go on
             } catch (Throwable e) {
                 outcome[0] = "raised"; outcome[1] = e;
             }
