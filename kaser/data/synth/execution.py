@@ -5,22 +5,21 @@
 
 Speed matters: 200 students x 30 problems is about 6,000 submissions plus their single-error
 variants, and `make repro` builds two such datasets on 2 cores. So:
-1. Java: one `compile_diagnostics` call over every program of every problem first (javac needs a
-   round per kind of compile error, so those rounds are paid once, not once per problem); each
-   problem's `run_tests` call then gets only programs that compile: one javac round, one JVM.
+1. Every problem shares each round's sandbox batch (`sandbox.run_problems`): one javac run (more
+   only for kinds of compile error that hide others; kaser/code/java_compiler.py) and one set of
+   JVMs or Python workers per round, not per problem. There are three rounds: every program on
+   every case, the hang probes, and the full reruns of slow programs (note 2).
 2. Test cases get a short timeout (bank solutions take microseconds); a program that timed out is
    tried again on that case with a three times longer limit, and run again in full (default limits)
    only if the case then finishes (slow, not hanging). So hanging mutants (a loop whose counter is
    never incremented) cost a fraction of a second. The limits count CPU time (kaser.code.sandbox),
    so a program that a busy machine keeps waiting is not scored as hanging; the data are the same
    bytes on a loaded machine (tests/test_reproducible.py).
-3. Problems run two at a time (javac, the JVM and the Python workers are processes of their own).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tqdm import tqdm
@@ -29,7 +28,6 @@ from kaser.code import sandbox
 
 QUICK_TIMEOUT_S = 0.1     # per test case in the first run (see note 2)
 PROBE_TIMEOUT_S = 0.3     # for the case a program timed out on, to tell a hang from a stall
-PARALLEL_PROBLEMS = 2     # problems whose sandbox runs overlap (see note 3)
 
 Job = tuple[str, Sequence[str], Sequence[tuple[list, Any]]]   # (entry, programs, tests) of one problem
 
@@ -37,40 +35,31 @@ Job = tuple[str, Sequence[str], Sequence[tuple[list, Any]]]   # (entry, programs
 def run_problems(language: str, jobs: Sequence[Job], desc: str = "running submissions") -> list[dict]:
     """For each job, {program: sandbox.ProgramResult} of its distinct programs."""
     jobs = [(entry, sorted(set(programs)), list(tests)) for entry, programs, tests in jobs]
-    failed: dict[str, sandbox.ProgramResult] = {}
-    if language == "java":
-        everything = sorted({p for _, programs, _ in jobs for p in programs})
-        for program, diagnostics in zip(everything, sandbox.compile_diagnostics("java", everything)):
-            if diagnostics:
-                failed[program] = sandbox.ProgramResult(compiled=False, diagnostics=diagnostics)
-
-    def run(job: Job) -> dict:
-        entry, programs, tests = job
-        runnable = [p for p in programs if p not in failed]
-        results = dict(zip(runnable, _run_with_short_timeouts(language, entry, runnable, tests)))
-        return {p: results[p] if p in results else failed[p] for p in programs}
-
-    with ThreadPoolExecutor(PARALLEL_PROBLEMS) as pool:
-        return list(tqdm(pool.map(run, jobs), total=len(jobs), desc=desc, unit="problem"))
-
-
-def _run_with_short_timeouts(language: str, entry: str, programs: list[str], tests: list) -> list:
-    if not programs:
-        return []
-    quick = sandbox.run_tests(language, entry, programs, tests, sandbox.Limits(case_timeout_s=QUICK_TIMEOUT_S))
-    hung = {i: next(c for c, case in enumerate(r.cases) if case.status == "timeout")
-            for i, r in enumerate(quick) if any(case.status == "timeout" for case in r.cases)}
-    stalled = []
-    for case in sorted(set(hung.values())):
-        group = [i for i in sorted(hung) if hung[i] == case]
-        probes = sandbox.run_tests(language, entry, [programs[i] for i in group], [tests[case]],
-                                   sandbox.Limits(case_timeout_s=PROBE_TIMEOUT_S))
-        stalled += [i for i, probe in zip(group, probes) if probe.cases[0].status != "timeout"]
-    if stalled:
-        again = sandbox.run_tests(language, entry, [programs[i] for i in sorted(stalled)], tests)
-        for i, result in zip(sorted(stalled), again):
-            quick[i] = result
-    return quick
+    with tqdm(total=3, desc=desc, unit="round") as bar:
+        results = sandbox.run_problems(language, jobs, sandbox.Limits(case_timeout_s=QUICK_TIMEOUT_S))
+        bar.update()
+        probes, probed = [], []       # one probe job per (problem, case a group of its programs hung on)
+        for j, ((entry, programs, tests), outcome) in enumerate(zip(jobs, results)):
+            hung = {i: next(c for c, case in enumerate(r.cases) if case.status == "timeout")
+                    for i, r in enumerate(outcome) if any(case.status == "timeout" for case in r.cases)}
+            for case in sorted(set(hung.values())):
+                group = [i for i in sorted(hung) if hung[i] == case]
+                probes.append((entry, [programs[i] for i in group], [tests[case]]))
+                probed.append((j, group))
+        stalled: dict[int, list[int]] = {}
+        for (j, group), outcome in zip(probed, sandbox.run_problems(
+                language, probes, sandbox.Limits(case_timeout_s=PROBE_TIMEOUT_S))):
+            stalled.setdefault(j, []).extend(i for i, probe in zip(group, outcome)
+                                             if probe.cases[0].status != "timeout")
+        bar.update()
+        again = {j: sorted(found) for j, found in stalled.items() if found}
+        reruns = sandbox.run_problems(language, [(jobs[j][0], [jobs[j][1][i] for i in found], jobs[j][2])
+                                                 for j, found in again.items()])
+        for (j, found), outcome in zip(again.items(), reruns):
+            for i, result in zip(found, outcome):
+                results[j][i] = result
+        bar.update()
+    return [dict(zip(programs, outcome)) for (_, programs, _), outcome in zip(jobs, results)]
 
 
 def score(result: sandbox.ProgramResult) -> float:
