@@ -1,6 +1,6 @@
 """Sampling on CPU with our own decoding loop over the transformers weights: `generate.backend: torch`.
 
-    completions = torch_completions("models/base", "models/synthetic-java/grpo", prompts, params)
+    completions = torch_completions("models/base", "models/synthetic-python/grpo", prompts, params)
 
 The same model (the LoRA adapter merged, float32), prompt texts, tokens and decoding rule as
 transformers' `generate` at one prompt a call: CTRL's repetition penalty on the prompt's tokens
@@ -23,8 +23,9 @@ Departures from transformers' `generate`, and why:
    greedy decoding gives `generate`'s tokens except where two logits nearly tie.
 3. Llama-family models only (the layers of `transformers`' Llama and Qwen2: RMSNorm, rotary
    positions, grouped-query attention, a gated MLP); another architecture is refused.
-4. A batch decodes until all of its samples have ended or reached the budget; the finished ones
-   ride along (their tokens are dropped), which wastes work when a few run long.
+4. A batch decodes until all of its samples have ended or reached the budget. A sample that
+   has ended leaves the linear layers and the draw (most of the work), but its row stays in
+   the attention, so that its prompt's keys stay shared among the samples still running.
 """
 
 from __future__ import annotations
@@ -93,21 +94,21 @@ def _decode(model, prompts: list[list[int]], copies: int, end: list[int], params
     budget = params.max_new_tokens
     cache = _Cache(model, rows, budget)
     token = torch.tensor([own[-1] for own in prompts]).repeat_interleave(copies)
-    position = prefix.lengths[owner]                    # the last prompt token's position
     seen = _seen(prompts, owner, budget)                  # prompt + completion ids, for the penalty
     out = torch.full((rows, budget), -1, dtype=torch.long)
-    done = torch.zeros(rows, dtype=torch.bool)
+    live = torch.arange(rows)                             # the rows that have not ended
     stop = torch.tensor(end, dtype=torch.long)
     longest = max(len(own) for own in prompts)
     for step in range(budget):
-        logits = _forward(model, prefix, cache, token, position, copies, step)
-        logits = _penalise(logits, seen[:, :longest + step], params.repetition_penalty)
+        position = prefix.lengths[owner[live]] + step     # from the last prompt token's position
+        logits = _forward(model, prefix, cache, token, position, copies, step, live)
+        logits = _penalise(logits, seen[live, :longest + step], params.repetition_penalty)
         token = logits.argmax(dim=-1) if greedy else _draw(logits, params, generator)
-        out[:, step] = torch.where(done, -1, token)
-        seen[:, longest + step] = token
-        done |= torch.isin(token, stop)
-        position = position + 1
-        if bool(done.all()):
+        out[live, step] = token
+        seen[live, longest + step] = token
+        going = ~torch.isin(token, stop)
+        live, token = live[going], token[going]
+        if not len(live):
             break
     results = []
     for row in out.tolist():
@@ -201,30 +202,35 @@ def _head_dim(config) -> int:
     return getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
 
 
-def _forward(model, prefix: _Prefix, cache: _Cache, token, position, copies: int, step: int):
-    """Next-token logits of every row, its `token` at `position`: the transformers layers' own
-    modules, attention over the prompt's shared keys and the row's own."""
+def _forward(model, prefix: _Prefix, cache: _Cache, token, position, copies: int, step: int, live):
+    """Next-token logits of the `live` rows, each its `token` at `position`: the transformers
+    layers' own modules on those rows, attention over the prompt's shared keys and the row's own.
+    The attention runs over every row (a row that ended attends to zeros; its output is dropped)
+    so that the prompt's keys stay shared; the linear layers, most of the work, see live rows only."""
     import torch
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
     inner = model.model
     config = model.config
-    rows = token.shape[0]
+    rows, count = cache.keys.shape[1], len(live)
+    everyone = count == rows
     prompts = rows // copies
     heads, kv_heads, dim = config.num_attention_heads, config.num_key_value_heads, _head_dim(config)
     group = heads // kv_heads
-    hidden = inner.embed_tokens(token)                                   # rows x hidden
-    cos, sin = inner.rotary_emb(hidden, position[:, None])               # rows x 1 x dim
+    hidden = inner.embed_tokens(token)                                   # live x hidden
+    cos, sin = inner.rotary_emb(hidden, position[:, None])               # live x 1 x dim
     for number, layer in enumerate(inner.layers):
         attention = layer.self_attn
         scale = attention.scaling
         normed = layer.input_layernorm(hidden)
-        query = attention.q_proj(normed).view(rows, heads, 1, dim)
-        key = attention.k_proj(normed).view(rows, kv_heads, 1, dim)
-        value = attention.v_proj(normed).view(rows, kv_heads, 1, dim)
+        query = attention.q_proj(normed).view(count, heads, 1, dim)
+        key = attention.k_proj(normed).view(count, kv_heads, 1, dim)
+        value = attention.v_proj(normed).view(count, kv_heads, 1, dim)
         query, key = apply_rotary_pos_emb(query, key, cos, sin)
-        cache.keys[number, :, :, step] = key[:, :, 0]
-        cache.values[number, :, :, step] = value[:, :, 0]
+        cache.keys[number, live, :, step] = key[:, :, 0]
+        cache.values[number, live, :, step] = value[:, :, 0]
+        if not everyone:
+            query = query.new_zeros(rows, heads, 1, dim).index_copy_(0, live, query)
         # the shared prompt: prompts x kv heads x (copies x group) queries
         shared = (query.view(prompts, copies, kv_heads, group, dim).permute(0, 2, 1, 3, 4)
                   .reshape(prompts, kv_heads, copies * group, dim))
@@ -242,6 +248,8 @@ def _forward(model, prefix: _Prefix, cache: _Cache, token, position, copies: int
         mixed = (to_prompt @ prefix.values[number]).view(prompts, kv_heads, copies, group, dim)
         mixed = mixed.permute(0, 2, 1, 3, 4).reshape(rows, kv_heads, group, dim)
         mixed = mixed + weights[..., width:] @ cache.values[number, :, :, :step + 1]
-        hidden = hidden + attention.o_proj(mixed.reshape(rows, heads * dim))
+        if not everyone:
+            mixed = mixed[live]
+        hidden = hidden + attention.o_proj(mixed.reshape(count, heads * dim))
         hidden = hidden + layer.mlp(layer.post_attention_layernorm(hidden))
     return model.lm_head(inner.norm(hidden))
