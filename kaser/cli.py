@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--mastery", help='one profile, e.g. "loops=0.2,conditionals=0.8"')
     who.add_argument("--population", type=int, help="simulate a class of N students drawn from training data")
-    p.add_argument("--dataset", default="synthetic-java", help="dataset whose trained adapter and profiles to use")
+    p.add_argument("--dataset", default="synthetic-python", help="dataset whose trained adapter and profiles to use")
     p.add_argument("--reference", default=None,
                    help="a model solution (file): predicted codes are tested against it on generated "
                         "inputs, so runtime and logical errors are found")

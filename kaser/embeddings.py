@@ -14,9 +14,9 @@ Loaded models are kept in a module-level cache, so a process loads each model on
 strings are embedded once. `EmbeddingCache` keeps vectors on disk under the sha256 of
 (backend, model, text), so a stage rerun embeds only what is new:
 
-    cache = EmbeddingCache.read("data/synthetic-java/code_embeddings.npz", "all-MiniLM-L6-v2")
+    cache = EmbeddingCache.read("data/synthetic-python/code_embeddings.npz", "all-MiniLM-L6-v2")
     vectors = cache.embed(codes, batch_size=64)
-    cache.write("data/synthetic-java/code_embeddings.npz")
+    cache.write("data/synthetic-python/code_embeddings.npz")
 """
 
 from __future__ import annotations

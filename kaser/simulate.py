@@ -6,7 +6,7 @@
         --population 30 --dataset synthetic-python --out runs/class
     kaser simulate ... --reference solution.py [--tests tests.json]   # judge logic, not only syntax
     kaser simulate ... --signature "def add(a, b):"   # the header the student sees (else --reference's)
-    python stages/sweep.py synthetic-java      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
+    python stages/sweep.py synthetic-python      # the knowledge sweep: reports/<ds>/knowledge_sweep.md
 
 `simulate` samples K codes per mastery profile from the base model + the dataset's KASER adapter
 of the first training run, the first of params.yaml `model.splits` x `model.folds`

@@ -93,7 +93,7 @@ class Stage:
                                "to the stage's params in dvc.yaml")
 
     def raw(self, key: str) -> Any:
-        """The value at dotted `key` (None when absent), e.g. "datasets.synthetic-java"."""
+        """The value at dotted `key` (None when absent), e.g. "datasets.synthetic-python"."""
         self._check(key)
         if self._params is None:
             self._params = read_params(self.params_file)

@@ -1,7 +1,7 @@
 """DVC stage `ablate@<dataset>`: the reward ablations of paper Table 1 ("KASER w/o R_Sim / R_Error
 / R_Div"), each a GRPO run with one reward weight set to 0, sampled on KASER's test pairs.
 
-    python stages/ablate.py synthetic-java
+    python stages/ablate.py synthetic-python
     dvc exp run -S 'ablations.rewards=[similarity,error,diversity]' \
         -S 'evaluate.methods=[kaser,student_sft,icl,persona,parastudent,kaser_no_sim,kaser_no_err,kaser_no_div]'
 

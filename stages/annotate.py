@@ -1,6 +1,6 @@
 """DVC stage `annotate@<dataset>`: the errors in every submission of one dataset.
 
-    python stages/annotate.py synthetic-java
+    python stages/annotate.py synthetic-python
 
 Reads params.yaml `annotate` (backend static|openai, static-annotator limits) and, for the openai
 backend, `llm` (the keys in PARAMS; the operational ones of stages/_runner.py besides);

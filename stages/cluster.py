@@ -1,6 +1,6 @@
 """DVC stage `cluster@<dataset>`: raw error labels -> error vocabulary and per-problem lists.
 
-    python stages/cluster.py synthetic-java
+    python stages/cluster.py synthetic-python
 
 Reads data/<ds>/annotations.parquet; writes data/<ds>/error_labels.parquet (raw label ->
 cluster label), submission_errors.parquet (each submission's cluster labels) and

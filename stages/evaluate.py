@@ -1,6 +1,6 @@
 """DVC stage `evaluate@<dataset>`: the paper's Tables 1-3 for every method's predictions.
 
-    python stages/evaluate.py synthetic-java
+    python stages/evaluate.py synthetic-python
 
 Reads params.yaml `evaluate` (methods, K values, embedding model, the evaluation judge
 `evaluate.judge`, which may differ from the GRPO reward's `judge.backend`, as the authors trained

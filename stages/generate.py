@@ -1,11 +1,11 @@
 """DVC stages `generate@<dataset>` (KASER) and `baseline_<method>@<dataset>` (one per baseline):
 K predicted codes per test pair, for one method.
 
-    python stages/generate.py synthetic-java kaser         # generate@<ds>
-    python stages/generate.py synthetic-java student_sft   # baseline_student_sft@<ds>
-    python stages/generate.py synthetic-java icl           # baseline_icl@<ds> (kaser.predictor.baselines)
-    python stages/generate.py synthetic-java persona       # baseline_persona@<ds>
-    python stages/generate.py synthetic-java parastudent   # baseline_parastudent@<ds>
+    python stages/generate.py synthetic-python kaser         # generate@<ds>
+    python stages/generate.py synthetic-python student_sft   # baseline_student_sft@<ds>
+    python stages/generate.py synthetic-python icl           # baseline_icl@<ds> (kaser.predictor.baselines)
+    python stages/generate.py synthetic-python persona       # baseline_persona@<ds>
+    python stages/generate.py synthetic-python parastudent   # baseline_parastudent@<ds>
 
 One pass per run (split, test fold) of params.yaml `model.splits` x `model.folds`, each on that
 run's test pairs (kaser.predictor.prompt.read_pairs; the same seeded draw `sample_pairs` for every

@@ -1,6 +1,6 @@
 """DVC stage `grpo@<dataset>`: KASER GRPO, continuing the Student SFT adapter (paper §3.3-3.4).
 
-    python stages/grpo.py synthetic-java
+    python stages/grpo.py synthetic-python
     dvc exp run -S 'grpo.reward_weights=[0,1,1]'      # an ablation reruns only grpo and later
 
 Reads models/base/, models/<ds>/sft/, data/<ds>/ (problems, submissions, folds.json,

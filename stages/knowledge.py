@@ -1,6 +1,6 @@
 """DVC stage `knowledge`: knowledge tracing, 5 folds by student, and mastery profiles of one dataset.
 
-    python stages/knowledge.py synthetic-java
+    python stages/knowledge.py synthetic-python
 
 Reads params.yaml `knowledge` and data/<name>/problems.parquet, submissions.parquet, folds.json.
 Writes data/<name>/code_embeddings.npz (cache of code embeddings, reused on a rerun),

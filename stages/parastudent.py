@@ -1,7 +1,7 @@
 """DVC stage `parastudent@<dataset>`: the ParaStudent baseline's LoRA adapter (in-context tuning,
 paper §4.2): Student SFT's trainer on prompts that hold the student's k earlier submissions.
 
-    python stages/parastudent.py synthetic-java
+    python stages/parastudent.py synthetic-python
 
 Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains
 one adapter per run (split, test fold) of params.yaml `model.splits` x `model.folds` on that

@@ -1,6 +1,6 @@
 """DVC stage `prepare`: one dataset of params.yaml -> data/<name>/ problems, submissions, folds.
 
-    python stages/prepare.py synthetic-java
+    python stages/prepare.py synthetic-python
 
 Reads `datasets.<name>` (its `source` says which settings it takes: synthetic, codeworkout,
 falconcode or progsnap2) and `splits`; generates or ingests the dataset (kaser.data.synth /

@@ -1,9 +1,9 @@
 """DVC stages `report@<dataset>` and `readme`: tables like the paper's, figures, reports/README.md.
 
-    python stages/report.py synthetic-java   # one dataset: reports/synthetic-java/{tsne.png,
+    python stages/report.py synthetic-python   # one dataset: reports/synthetic-python/{tsne.png,
                                              #   reward_curves.png, grpo_rewards.csv,
                                              #   grpo_groups.csv} and its
-                                             #   README section reports/sections/synthetic-java.md
+                                             #   README section reports/sections/synthetic-python.md
     python stages/report.py                  # reports/README.md from the sections of every
                                              #   dataset in params.yaml `datasets`
 

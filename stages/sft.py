@@ -1,6 +1,6 @@
 """DVC stage `sft@<dataset>`: Student SFT, a LoRA adapter on the base model (paper §3.2).
 
-    python stages/sft.py synthetic-java
+    python stages/sft.py synthetic-python
 
 Reads models/base/ and data/<ds>/ (problems, submissions, folds.json, mastery.parquet); trains
 one adapter per run (split, test fold) of params.yaml `model.splits` x `model.folds` on that run's

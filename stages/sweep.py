@@ -1,6 +1,6 @@
 """DVC stage `sweep@<dataset>`: the knowledge sweep (paper Table 4) on one problem of a dataset.
 
-    python stages/sweep.py synthetic-java
+    python stages/sweep.py synthetic-python
 
 Reads models/base/, the KASER adapter of the first training run (the first (split, fold) of
 params.yaml `model.splits` x `model.folds`: models/<ds>/grpo/<split>-<fold>/), data/<ds>/

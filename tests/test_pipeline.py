@@ -375,4 +375,4 @@ def test_a_baseline_setting_reruns_that_baseline_and_what_follows_only(locked_co
     reruns, rerun_methods = changed_by(locked_copy, key, value)
     assert rerun_methods == methods, (key, sorted(reruns))
     if rerun_methods:        # what follows: the scores and the report
-        assert {"evaluate@synthetic-java", "report@synthetic-java", "readme"} <= reruns
+        assert {"evaluate@synthetic-python", "report@synthetic-python", "readme"} <= reruns

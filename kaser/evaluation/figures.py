@@ -2,7 +2,7 @@
 of each generated batch), the t-SNE of predicted code embeddings, and a stand-in figure that says
 why a plot could not be drawn.
 
-    python stages/report.py synthetic-java   # reports/synthetic-java/: tsne.png, reward_curves.png,
+    python stages/report.py synthetic-python   # reports/synthetic-python/: tsne.png, reward_curves.png,
                                              # grpo_rewards.csv, grpo_groups.csv
 
 Each function returns a matplotlib figure (Agg backend) or plain data; writing files is the stage's.

@@ -1,6 +1,6 @@
 """The few numbers per dataset that DVC shows: `dvc metrics show`, `dvc metrics diff`, `dvc exp show`.
 
-    python stages/report.py synthetic-java     # writes reports/synthetic-java/headline.json
+    python stages/report.py synthetic-python     # writes reports/synthetic-python/headline.json
 
 Every stage keeps its detailed results as outputs (annotation_quality.json, knowledge.json,
 metrics.json, evaluation.json); this file picks at most 20 of them, flat, so that comparing two

@@ -1,8 +1,8 @@
 """The report: tables laid out like the paper's Tables 1-3, with its printed numbers beside ours,
 and the figures (kaser.evaluation.figures: t-SNE of predicted code, GRPO reward curves) for every dataset.
 
-    python stages/report.py synthetic-java   # reports/synthetic-java/{tsne,reward_curves}.png,
-                                             # grpo_rewards.csv, reports/sections/synthetic-java.md
+    python stages/report.py synthetic-python   # reports/synthetic-python/{tsne,reward_curves}.png,
+                                             # grpo_rewards.csv, reports/sections/synthetic-python.md
     python stages/report.py                  # reports/README.md from every dataset's section
 
 Our numbers come from reports/<ds>/evaluation.json (the evaluate stage); the paper's (arXiv

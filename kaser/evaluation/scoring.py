@@ -1,7 +1,7 @@
 """The paper's evaluation (§4.3-4.4, Tables 1-3): judge every predicted code once, score each
 method per student-problem pair and per problem, fold by fold, and test KASER against the rest.
 
-    python stages/evaluate.py synthetic-java   # reports/<ds>/metrics.json + evaluation.json
+    python stages/evaluate.py synthetic-python   # reports/<ds>/metrics.json + evaluation.json
 
 Inputs are the generate stage's predictions, data/<ds>/predictions/<method>.parquet, one row per
 sample: split ("student": a test-fold student's real pair; "problem": any student's pair on a

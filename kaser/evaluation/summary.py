@@ -3,7 +3,7 @@ confidence interval per method and metric, the paired t-tests of KASER against e
 with Holm's correction over all of them, and the minimal detectable effect of each test
 (kaser.evaluation.scoring scores the folds).
 
-    python stages/evaluate.py synthetic-java   # reports/<ds>/metrics.json + evaluation.json
+    python stages/evaluate.py synthetic-python   # reports/<ds>/metrics.json + evaluation.json
 
 A method's per-pair table (kaser.evaluation.scoring.pair_table) and per-problem table (problem_table)
 each hold a `fold` column; a fold's value of a metric is the mean over the fold's pairs or

@@ -1,14 +1,14 @@
 """A cached chat client for any OpenAI-compatible server (o4-mini by default, or `vllm serve`).
 
     kaser annotate DIR --backend openai        # labels errors through this client
-    python stages/annotate.py synthetic-java   # the DVC stage, same work
+    python stages/annotate.py synthetic-python   # the DVC stage, same work
 
 Every answer goes through a content-addressed SQLite cache. The key is the sha256 of the
 canonical JSON of exactly what determines the answer: model, prompt version, messages and the
 decoding parameters; the server address and the API key are not part of it, so a cache filled
 against api.openai.com is reused behind a proxy and can be pushed to / pulled from a DVC remote.
 
-    with ChatClient(cfg, Path("data/synthetic-java/llm_cache.sqlite")) as client:   # kaser.llm
+    with ChatClient(cfg, Path("data/synthetic-python/llm_cache.sqlite")) as client:   # kaser.llm
         replies = client.ask_many([ChatRequest(version, messages, parse), ...], desc="annotate")
         print(client.usage.line())
 

@@ -10,7 +10,7 @@ paper's `Qwen/Qwen2.5-Coder-7B-Instruct`, or a local folder) is not copied: the 
 tokenizer and a small `kaser_base.json` naming where the weights are, and `load_model` follows it.
 
     folder = materialise_base_model("smollm2-135m-instruct-gguf", "models/base")
-    model, tokenizer = load_model("models/base", adapter="models/synthetic-java/sft/student-0")
+    model, tokenizer = load_model("models/base", adapter="models/synthetic-python/sft/student-0")
 
 Every adapter belongs to one training run: a (split, test fold) of params.yaml `model.splits` x
 `model.folds`, named "<split>-<fold>" (`run_name`) and stored in models/<ds>/<stage>/<run>/

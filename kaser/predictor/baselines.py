@@ -1,11 +1,11 @@
 """Running the history-based baselines (ICL, PersonaPrompt, ParaStudent): personas, then K codes
 per test pair from the local base model or from any OpenAI-compatible endpoint.
 
-    python stages/generate.py synthetic-java persona     # the DVC stage calls predict_baseline
+    python stages/generate.py synthetic-python persona     # the DVC stage calls predict_baseline
 
     predictions = predict_baseline("icl", pairs, problems, submissions, params, generate,
                                    llm=llm, model_id="smollm2-135m-instruct-gguf",
-                                   cache_path="data/synthetic-java/baseline_cache/icl.sqlite")
+                                   cache_path="data/synthetic-python/baseline_cache/icl.sqlite")
 
 Backends (params.yaml `baselines.backend`):
 - `local` (default): the base model in models/base, no adapter, sampled like KASER

@@ -1,6 +1,6 @@
 """Sampling on CPU with CTranslate2: the `generate.backend: ctranslate2` of kaser.predictor.sampling.
 
-    completions = ct2_completions("models/base", "models/synthetic-java/grpo", prompts, params)
+    completions = ct2_completions("models/base", "models/synthetic-python/grpo", prompts, params)
 
 The base model with its LoRA adapter merged into the weights (peft `merge_and_unload`) is converted
 to a CTranslate2 model in a temporary folder (a few seconds for the 135M model) and sampled with

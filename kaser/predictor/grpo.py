@@ -1,7 +1,7 @@
 """KASER GRPO (paper §3.3-3.4): continue the Student SFT adapter with group-relative policy
 optimisation on the hybrid reward R = w_sim·CodeBLEU + w_err·IoU(errors) + w_div·diversity.
 
-    python stages/grpo.py synthetic-java         # the DVC stage: models/<ds>/grpo/<split>-<fold>/ (LoRA adapters)
+    python stages/grpo.py synthetic-python         # the DVC stage: models/<ds>/grpo/<split>-<fold>/ (LoRA adapters)
     dvc exp run -S 'grpo.reward_weights=[0,1,1]' # an ablation
 
 `trl.GRPOTrainer` samples `num_generations` completions per prompt (the student prompt of

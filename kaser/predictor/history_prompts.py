@@ -1,9 +1,9 @@
 """The history-based baselines of paper §4.2: ICL, PersonaPrompt and ParaStudent (prompts, data).
 
-    python stages/generate.py synthetic-java icl          # data/<ds>/predictions/icl.parquet
-    python stages/generate.py synthetic-java persona      # .../persona.parquet
-    python stages/parastudent.py synthetic-java           # models/<ds>/parastudent/<split>-<fold>/ (LoRA adapters)
-    python stages/generate.py synthetic-java parastudent  # .../parastudent.parquet
+    python stages/generate.py synthetic-python icl          # data/<ds>/predictions/icl.parquet
+    python stages/generate.py synthetic-python persona      # .../persona.parquet
+    python stages/parastudent.py synthetic-python           # models/<ds>/parastudent/<split>-<fold>/ (LoRA adapters)
+    python stages/generate.py synthetic-python parastudent  # .../parastudent.parquet
 
     pairs = with_history(pairs, problems, submissions, k=5, max_code_chars=600)
     icl_messages(pairs)                   # ICL and ParaStudent: k earlier codes, then the problem

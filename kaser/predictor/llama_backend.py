@@ -1,6 +1,6 @@
 """Sampling on CPU with llama.cpp: the `generate.backend: llama_cpp` of kaser.predictor.sampling.
 
-    completions = llama_completions("models/base", "models/synthetic-java/grpo", prompts, params)
+    completions = llama_completions("models/base", "models/synthetic-python/grpo", prompts, params)
 
 The base model with its LoRA adapter merged (peft `merge_and_unload`) is written as a float32 GGUF
 file (`write_gguf`) in a temporary folder and decoded through llama-cpp-python's C API. The

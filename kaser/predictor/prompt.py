@@ -6,7 +6,7 @@ sampling and `kaser simulate` (paper §3.2, Table 14).
     text = build_prompt_text(tokenizer, statement, ["loops", "arrays"], [0.2, 0.9], "java",
                              signature=None)   # None: no signature known, the authors' prompt
     pairs = student_pairs(problems, submissions, mastery, students)   # rows prompts are built from
-    pairs = read_pairs("data/synthetic-java", "student", 0, "train")  # the same from a folder
+    pairs = read_pairs("data/synthetic-python", "student", 0, "train")  # the same from a folder
 
 A training run holds out one test fold of one split (kaser.predictor.base_model.ModelParams.runs): split
 "student" holds out the test students of folds.json `by_student` (test pairs = their

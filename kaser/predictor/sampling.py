@@ -1,8 +1,8 @@
 """Sampling student code: K completions per student-problem pair from a base model + LoRA adapter.
 
-    python stages/generate.py synthetic-java kaser   # the DVC stage: data/<ds>/predictions/kaser.parquet
+    python stages/generate.py synthetic-python kaser   # the DVC stage: data/<ds>/predictions/kaser.parquet
 
-    predictions = predict("models/base", "models/synthetic-java/grpo", pairs, params, "kaser")
+    predictions = predict("models/base", "models/synthetic-python/grpo", pairs, params, "kaser")
 
 Five backends, one result (`sample_completions` -> K texts per prompt):
 - `torch` (CPU default): our decoding loop over the transformers weights, the adapter merged;

@@ -1,7 +1,7 @@
 """Student SFT (paper §3.2): LoRA fine-tuning of the base model to write a student's code from the
 problem and the student's knowledge profile. Also the "Student SFT" baseline, and where GRPO starts.
 
-    python stages/sft.py synthetic-java          # the DVC stage: models/<ds>/sft/<split>-<fold>/ (LoRA adapters)
+    python stages/sft.py synthetic-python          # the DVC stage: models/<ds>/sft/<split>-<fold>/ (LoRA adapters)
 
 Data are prompt-completion pairs in TRL's conversational form: the prompt is the chat of
 `kaser.predictor.prompt.build_messages` (problem, KCs, mastery before the attempt), the completion
