@@ -221,7 +221,7 @@ make repro && make no-such-target
 dvc exp run -S grpo.no_such_key=1 -S grpo.max_pairs=16
 kaser annotate DIR --no-such-flag   # --also-ignored in a comment
 kaser no-such-command DIR
-dvc repro knowledge@synthetic-java no_such_stage@synthetic-java
+dvc repro knowledge@synthetic-python no_such_stage@synthetic-python
 ```
 """
     assert missing_paths("docs/x.md", text) == ["kaser/no_such_module.py", "design.md#no-such-heading"]
@@ -229,7 +229,7 @@ dvc repro knowledge@synthetic-java no_such_stage@synthetic-java
     assert missing_targets(text) == ["no-such-target"]
     assert missing_params(text) == ["grpo.no_such_key"]
     assert missing_cli(text) == ["kaser annotate --no-such-flag", "kaser no-such-command"]
-    assert missing_stages(text) == ["no_such_stage@synthetic-java"]
+    assert missing_stages(text) == ["no_such_stage@synthetic-python"]
 
 
 def test_the_pages_cite_enough_to_check():
