@@ -246,14 +246,15 @@ def test_java_infinite_loops_time_out_and_the_jvm_recovers():
 @pytest.mark.java
 @needs_jdk
 def test_java_a_stopped_case_does_not_cost_its_program_the_jvm():
-    # A JVM restart costs about half a second, paid for each timeout of a hanging program before
-    # the harness let its stopped case thread end. The static counter tells the two apart: a
-    # fresh JVM loads the class anew and counts from 0 again.
+    # A case thread stopped at its time limit ends, and its program's next case runs in the same
+    # JVM (a restart costs about half a second, and a hanging program times out on many cases).
+    # The static counter tells the two apart: a fresh JVM loads the class anew and counts from 0.
     code = ("static int calls = 0;\n"
             "public int add(int a, int b) {\n    calls++;\n    while (a == 0) { }\n    return calls;\n}")
     tests = [([0, 0], 0), ([0, 0], 0), ([5, 0], 3)]
     result, = run_tests("java", "add", [code], tests, Limits(case_timeout_s=0.2, workers=1))
     assert [c.status for c in result.cases] == ["timeout", "timeout", "pass"]
+
 
 @pytest.mark.java
 @needs_jdk

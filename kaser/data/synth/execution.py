@@ -4,7 +4,7 @@
     score(results[0][program]), shows("Logical", "Off-by-one error", results[0][program])
 
 Speed matters: 200 students x 30 problems is about 6,000 submissions plus their single-error
-variants, and `make repro` builds two such datasets on 2 cores. So:
+variants, and `make repro` builds such a dataset on 2 cores. So:
 1. Every problem shares each round's sandbox batch (`sandbox.run_problems`): one javac run (more
    only for kinds of compile error that hide others; kaser/code/java_compiler.py) and one set of
    JVMs or Python workers per round, not per problem. There are three rounds: every program on
