@@ -215,7 +215,6 @@ def test_no_workers_is_refused(model_dir):
         seeded_generators(out, tokenizer, 0, 0)
 
 
-
 def _by_hand_samples(folder, prompts, params, penalised_prompt: bool) -> list[list[list[int]]]:
     """K sampled token lists per prompt from the transformers model, the decoding written out:
     CTRL's repetition penalty on the completion so far (and on the prompt if `penalised_prompt`,

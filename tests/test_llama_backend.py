@@ -19,6 +19,7 @@ from tiny_lm import QUESTIONS, chat_prompts, tiny_model_folder
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is optional: make install-llama")
 
+
 def both(folder, params: GenerateParams):
     texts = chat_prompts(folder)
     return [sample_completions(folder, None, texts, replace(params, backend=backend), dtype="float32")
@@ -84,26 +85,13 @@ def test_sampling_draws_the_same_distribution_as_transformers():
     assert p > 0.001
 
 
-@pytest.fixture
-def adapter(tmp_path):
-    """A LoRA adapter whose B is random, so that it changes what the model writes."""
-    from peft import LoraConfig, get_peft_model
-
-    from kaser.predictor.base_model import load_model
-    model, _ = load_model(tiny_model_folder(), dtype="float32", trainable=True)
-    lora = get_peft_model(model, LoraConfig(r=4, lora_alpha=16, target_modules=["q_proj", "v_proj", "down_proj"],
-                                            init_lora_weights=False, task_type="CAUSAL_LM"))
-    lora.save_pretrained(tmp_path / "adapter")
-    return tmp_path / "adapter"
-
-
-def test_an_adapter_is_merged_before_sampling(adapter):
+def test_an_adapter_is_merged_before_sampling(random_adapter):
     params = GenerateParams(k=1, temperature=0, repetition_penalty=1.1, max_new_tokens=8)
     texts = chat_prompts(tiny_model_folder())
     plain = sample_completions(tiny_model_folder(), None, texts, replace(params, backend="llama_cpp"))
-    adapted = sample_completions(tiny_model_folder(), adapter, texts,
+    adapted = sample_completions(tiny_model_folder(), random_adapter, texts,
                                  replace(params, backend="llama_cpp"))
-    reference = sample_completions(tiny_model_folder(), adapter, texts,
+    reference = sample_completions(tiny_model_folder(), random_adapter, texts,
                                    replace(params, backend="transformers"), dtype="float32")
     assert adapted == reference
     assert adapted != plain
