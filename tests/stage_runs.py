@@ -50,6 +50,7 @@ def study_set() -> list[str]:
     words = shlex.split(block)
     return [words[i + 1] for i, word in enumerate(words) if word == "-S"]
 
+
 def full_params(overrides: dict) -> dict:
     """The repository's params.yaml with `overrides` laid over it section by section: a stage
     reads every field of its settings from the file, so a test names only what it changes."""

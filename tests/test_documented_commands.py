@@ -238,17 +238,26 @@ def test_documented_commands_on_a_fresh_copy(fresh):
     status = fresh.run("dvc status")           # every declared output exists; nothing reruns
     assert "up to date" in status, status
 
-    # 2. make study: the Makefile's recipe and settings, sizes cut, on the test's venv (-o: no reinstall)
+    # 2. make study, then make study-seed: the Makefile's recipes and settings, sizes cut, on the
+    # test's venv (-o: no reinstall). The committed results they copy are removed first, so what
+    # is found afterwards was copied by this run.
     venv = Path(sys.prefix)
-    output = fresh.run(["make", "-o", str(venv / ".kaser-installed"), f"VENV={venv}", "study",
-                        f"STUDY_SET={make_study_set()}"])
+    study = fresh.root / "reports" / "study-student-python"
+    copied = ("pair_scores.csv", "grpo_groups.csv", "predictions_kaser.parquet")
+    for name in copied:
+        (study / name).unlink()
+    shutil.rmtree(study / "grpo-seed-1")
+    make = ["make", "-o", str(venv / ".kaser-installed"), f"VENV={venv}"]
+    output = fresh.run([*make, "study", f"STUDY_SET={make_study_set()}"])
     assert "study end" in output, output[-3000:]
     evaluation = fresh.read_json("reports/synthetic-python/evaluation.json")
     assert set(evaluation["methods"]) == {"kaser", "student_sft"}
     assert evaluation["methods"]["kaser"]["per_pair_split"] == "student"
-    assert (fresh.root / "reports" / "study-student-python" / "pair_scores.csv").is_file()   # copied
-    assert (fresh.root / "reports" / "study-student-python" / "grpo_groups.csv").is_file()
-    assert (fresh.root / "reports" / "study-student-python" / "predictions_kaser.parquet").is_file()
+    assert all((study / name).is_file() for name in copied)
+    output = fresh.run([*make, "study-seed", f"STUDY_SET={make_study_set()}"])
+    assert "study-seed end" in output, output[-3000:]
+    assert yaml.safe_load((fresh.root / "params.yaml").read_text())["grpo"]["seed"] == 1
+    assert all((study / "grpo-seed-1" / name).is_file() for name in copied)
 
     # 3. docs/experiments-and-studies.md's dvc lines, each from the copy's own params.yaml
     lines = experiment_lines()
@@ -291,7 +300,7 @@ def run_elsewhere(line: str) -> bool:
 def test_every_documented_command_is_run_or_says_why():
     """Each command line of a bash block in README.md or docs/ is run by the test above, names
     the test that runs it, or says `not run by the tests: <why>` beside it."""
-    run_here = {"make study", *experiment_lines(), *readme_kaser_lines()}
+    run_here = {"make study", "make study-seed", *experiment_lines(), *readme_kaser_lines()}
     silent = [f"{path.relative_to(REPO)}: {line}" for path in DOCUMENTS for line in bash_lines(path)
               if command(line) not in run_here and not run_elsewhere(line) and NOT_RUN not in line]
     assert not silent, "documented, but no test runs it and no reason is given:\n" + "\n".join(silent)

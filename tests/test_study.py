@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import polars as pl
@@ -141,3 +143,19 @@ def test_the_study_target_runs_python_stages_only():
     assert {"sft@synthetic-python", "grpo@synthetic-python", "generate@synthetic-python",
             "baseline_student_sft@synthetic-python", "evaluate@synthetic-python"} <= upstream
     assert not any("synthetic-java" in name for name in upstream)
+
+
+def test_the_seed_rerun_changes_only_grpos_seed():
+    """`make study-seed` is the study's GRPO with another seed: the study's settings, one more
+    `-S grpo.seed=...` that differs from params.yaml's, under an experiment name of its own."""
+    dry = subprocess.run(["make", "-n", "study-seed"], cwd=REPO, capture_output=True, text=True,
+                         check=True, env={"PATH": "/usr/bin:/bin"}).stdout
+    command = next(line for line in dry.replace("\\\n", " ").splitlines() if "dvc exp run" in line)
+    words = shlex.split(command)
+    settings = [words[i + 1] for i, word in enumerate(words) if word == "-S"]
+    assert settings[:-1] == study_set()
+    key, seed = settings[-1].split("=")
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    assert key == "grpo.seed" and int(seed) != params["grpo"]["seed"]
+    assert words[words.index("-n") + 1] != "study-student-python"
+    assert words[-1] == "report@synthetic-python"
