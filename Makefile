@@ -52,14 +52,19 @@ STUDY_DIR := reports/study-student-python
 STUDY_FILES := evaluation.json metrics.json pair_scores.csv problem_scores.csv grpo_rewards.csv \
 	grpo_groups.csv grpo_log.json sft_log.json headline.json reward_curves.png
 
+# $(call copy_study,FOLDER,METHODS): a study run's results, report section and the predicted
+# codes of METHODS, from the workspace into FOLDER, which a default dvc repro does not overwrite.
+define copy_study
+mkdir -p $(1)
+cd reports/synthetic-python && cp $(STUDY_FILES) $(abspath $(1))/
+cp reports/sections/synthetic-python.md $(1)/section.md
+for m in $(2); do cp data/synthetic-python/predictions/$$m.parquet $(1)/predictions_$$m.parquet; done
+endef
+
 study: $(STAMP)
 	date -u +"study start %FT%TZ"
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc exp run -n study-student-python $(STUDY_SET) report@synthetic-python
-	mkdir -p $(STUDY_DIR)
-	cd reports/synthetic-python && cp $(STUDY_FILES) $(abspath $(STUDY_DIR))/
-	cp reports/sections/synthetic-python.md $(STUDY_DIR)/section.md
-	for m in kaser student_sft; do \
-	  cp data/synthetic-python/predictions/$$m.parquet $(STUDY_DIR)/predictions_$$m.parquet; done
+	$(call copy_study,$(STUDY_DIR),kaser student_sft)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro --single-item readme
 	date -u +"study end %FT%TZ"
 
@@ -72,10 +77,7 @@ study-seed: $(STAMP)
 	date -u +"study-seed start %FT%TZ"
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc exp run -n study-student-python-grpo-seed-$(STUDY_SEED) \
 	  $(STUDY_SET) -S grpo.seed=$(STUDY_SEED) report@synthetic-python
-	mkdir -p $(STUDY_SEED_DIR)
-	cd reports/synthetic-python && cp $(STUDY_FILES) $(abspath $(STUDY_SEED_DIR))/
-	cp reports/sections/synthetic-python.md $(STUDY_SEED_DIR)/section.md
-	cp data/synthetic-python/predictions/kaser.parquet $(STUDY_SEED_DIR)/predictions_kaser.parquet
+	$(call copy_study,$(STUDY_SEED_DIR),kaser)
 	date -u +"study-seed end %FT%TZ"
 
 test: $(STAMP)

@@ -47,7 +47,11 @@ def study_set() -> list[str]:
     """The `-S key=value` settings of the Makefile's STUDY_SET (`make study`), as written."""
     text = (REPO / "Makefile").read_text()
     block = re.search(r"^STUDY_SET := (.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
-    words = shlex.split(block)
+    return set_values(shlex.split(block))
+
+
+def set_values(words: list[str]) -> list[str]:
+    """The `key=value` after each `-S` of a command's words, in order."""
     return [words[i + 1] for i, word in enumerate(words) if word == "-S"]
 
 

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from scipy.stats import ttest_rel
 
-from stage_runs import ABLATE_PARAMS, full_params, stage, study_set
+from stage_runs import ABLATE_PARAMS, full_params, set_values, stage, study_set
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -152,7 +152,7 @@ def test_the_seed_rerun_changes_only_grpos_seed():
                          check=True, env={"PATH": "/usr/bin:/bin"}).stdout
     command = next(line for line in dry.replace("\\\n", " ").splitlines() if "dvc exp run" in line)
     words = shlex.split(command)
-    settings = [words[i + 1] for i, word in enumerate(words) if word == "-S"]
+    settings = set_values(words)
     assert settings[:-1] == study_set()
     key, seed = settings[-1].split("=")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
