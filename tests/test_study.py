@@ -7,7 +7,6 @@ which every test is recomputed, and the "CPU study" part of the report. No resul
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -131,8 +130,7 @@ def test_the_study_target_runs_python_stages_only():
     import networkx as nx
     from dvc.repo import Repo
 
-    text = (REPO / "Makefile").read_text()
-    target = re.search(r"dvc exp run -n study-student-python \$\(STUDY_SET\) (\S+)", text).group(1)
+    target = dry_run_settings("study")[0][-1]
     repo = Repo(str(REPO))
     try:
         graph = repo.index.graph
@@ -145,17 +143,23 @@ def test_the_study_target_runs_python_stages_only():
     assert not any("synthetic-java" in name for name in upstream)
 
 
-def test_the_seed_rerun_changes_only_grpos_seed():
-    """`make study-seed` is the study's GRPO with another seed: the study's settings, one more
-    `-S grpo.seed=...` that differs from params.yaml's, under an experiment name of its own."""
-    dry = subprocess.run(["make", "-n", "study-seed"], cwd=REPO, capture_output=True, text=True,
+def dry_run_settings(target: str) -> tuple[list[str], list[str]]:
+    """The words of the `dvc exp run` line that `make -n target` prints, and its `-S` values."""
+    dry = subprocess.run(["make", "-n", target], cwd=REPO, capture_output=True, text=True,
                          check=True, env={"PATH": "/usr/bin:/bin"}).stdout
     command = next(line for line in dry.replace("\\\n", " ").splitlines() if "dvc exp run" in line)
     words = shlex.split(command)
-    settings = set_values(words)
-    assert settings[:-1] == study_set()
-    key, seed = settings[-1].split("=")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    assert key == "grpo.seed" and int(seed) != params["grpo"]["seed"]
+    return words, set_values(words)
+
+
+def test_the_study_and_its_seed_rerun_differ_only_in_grpos_seed():
+    """`make study` is STUDY_SET plus GRPO's seed; `make study-seed` is the same with another seed,
+    under an experiment name of its own."""
+    study_words, study = dry_run_settings("study")
+    words, settings = dry_run_settings("study-seed")
+    assert study[:-1] == settings[:-1] == study_set()
+    (key, study_seed), (other_key, seed) = study[-1].split("="), settings[-1].split("=")
+    assert key == other_key == "grpo.seed" and int(seed) != int(study_seed)
+    assert study_words[study_words.index("-n") + 1] == "study-student-python"
     assert words[words.index("-n") + 1] != "study-student-python"
-    assert words[-1] == "report@synthetic-python"
+    assert study_words[-1] == words[-1] == "report@synthetic-python"
