@@ -50,6 +50,19 @@ def study_set() -> list[str]:
     return set_values(shlex.split(block))
 
 
+def commented_dataset(name: str) -> dict:
+    """The dataset entry `name` that params.yaml documents but leaves commented out of the
+    default (`  # name:` and its `  #   key: value` lines), as YAML."""
+    lines = (REPO / "params.yaml").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line == f"  # {name}:")
+    block = [lines[start][4:]]
+    for line in lines[start + 1:]:
+        if not line.startswith("  #   "):
+            break
+        block.append(line[4:])
+    return yaml.safe_load("\n".join(block))[name]
+
+
 def set_values(words: list[str]) -> list[str]:
     """The `key=value` after each `-S` of a command's words, in order."""
     return [words[i + 1] for i, word in enumerate(words) if word == "-S"]

@@ -36,7 +36,7 @@ import pytest
 import yaml
 
 from release_files import codeworkout, falconcode
-from stage_runs import study_set
+from stage_runs import commented_dataset, study_set
 from tiny_lm import tiny_model_folder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -73,15 +73,8 @@ def set_key(params: dict, key: str, value) -> None:
 
 
 def documented_progsnap2_entry() -> dict:
-    """The commented-out ProgSnap2 dataset entry of params.yaml (`itap-python:`), as YAML."""
-    lines = (REPO / "params.yaml").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("  # itap-python:"))
-    block = [lines[start][4:]]
-    for line in lines[start + 1:]:
-        if not line.startswith("  #   "):
-            break
-        block.append(line[4:])
-    entry = yaml.safe_load("\n".join(block))["itap-python"]
+    """The commented-out ProgSnap2 dataset entry of params.yaml (`itap-python:`)."""
+    entry = commented_dataset("itap-python")
     assert entry["source"] == "progsnap2", entry
     return entry
 
@@ -246,7 +239,7 @@ def test_documented_commands_on_a_fresh_copy(fresh):
     copied = ("pair_scores.csv", "grpo_groups.csv", "predictions_kaser.parquet")
     for name in copied:
         (study / name).unlink()
-    shutil.rmtree(study / "grpo-seed-1")
+    shutil.rmtree(study / "grpo-seed-1", ignore_errors=True)
     make = ["make", "-o", str(venv / ".kaser-installed"), f"VENV={venv}"]
     output = fresh.run([*make, "study", f"STUDY_SET={make_study_set()}"])
     assert "study end" in output, output[-3000:]

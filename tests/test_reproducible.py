@@ -23,10 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from stage_runs import commented_dataset
+
 REPO = Path(__file__).resolve().parents[1]
-# datasets the test prepares that params.yaml leaves out of the default (commented out there)
-OFF_DEFAULT = {"synthetic-java": {"source": "synthetic", "raw": "kaser/data/synth", "language": "java",
-                                  "students": 200, "problems": 30, "seed": 1}}
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK (javac)")
 
 
@@ -77,7 +76,7 @@ def _prepare(name: str, folder: Path, env: dict, *, one_core: bool = False) -> d
     folder.mkdir(parents=True)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     if name not in params["datasets"]:
-        params["datasets"][name] = OFF_DEFAULT[name]
+        params["datasets"][name] = commented_dataset(name)     # documented, off in the default
     (folder / "params.yaml").write_text(yaml.safe_dump(params))
     cpu = sorted(os.sched_getaffinity(0))[:1]
     run = subprocess.run([sys.executable, str(REPO / "stages" / "prepare.py"), name], cwd=folder, env=env,
