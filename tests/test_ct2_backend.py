@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("ctranslate2")
 
-from tiny_lm import chat_prompts, same_distribution, tiny_model_folder  # noqa: E402
+from tiny_lm import chat_prompts, greedy_by_hand, same_distribution, tiny_model_folder  # noqa: E402
 
 from kaser.predictor.base_model import load_model, load_tokenizer, stop_token_ids  # noqa: E402
 from kaser import InputError  # noqa: E402
@@ -83,31 +83,14 @@ def test_max_new_tokens_and_top_k_are_kept(converted, prompts):
     assert top1 == greedy != wide
 
 
-def _greedy_by_hand(prompt: str, penalty: float, steps: int, penalised_prompt_tokens: int) -> list[int]:
-    """Greedy decoding written out on the transformers model, with CTRL's repetition penalty on the
-    tokens generated so far and the last `penalised_prompt_tokens` tokens of the prompt."""
-    import torch
-    model, tokenizer = load_model(tiny_model_folder(), dtype="float32")
-    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    seen, out = list(ids[max(0, len(ids) - penalised_prompt_tokens):]) if penalised_prompt_tokens else [], []
-    with torch.inference_mode():
-        for _ in range(steps):
-            logits = model(torch.tensor([ids + out])).logits[0, -1]
-            for token in set(seen):
-                logits[token] = logits[token] / penalty if logits[token] > 0 else logits[token] * penalty
-            out.append(int(logits.argmax()))
-            seen.append(out[-1])
-    return out
-
-
 def test_repetition_penalty_is_applied(converted, prompts):
     """CTranslate2 applies CTRL's rule to the completion so far, not the prompt (departure 2 of
     kaser.predictor.ct2_backend). A penalty below 1 rewards repeats, so it bites even on a random
     model that never repeats itself, and makes the outcome depend on which tokens it counts."""
     params = replace(PARAMS, temperature=0, repetition_penalty=0.2, max_new_tokens=12)
     rewarded = [_ids(converted, [p], params)[0] for p in prompts]     # one prompt a call, as `sample`
-    assert rewarded == [_greedy_by_hand(p, 0.2, len(ids), 0) for p, ids in zip(prompts, rewarded)]
-    assert rewarded != [_greedy_by_hand(p, 0.2, len(ids), 10**6) for p, ids in zip(prompts, rewarded)]
+    assert rewarded == [greedy_by_hand(p, 0.2, len(ids), 0) for p, ids in zip(prompts, rewarded)]
+    assert rewarded != [greedy_by_hand(p, 0.2, len(ids), 10**6) for p, ids in zip(prompts, rewarded)]
     assert rewarded != [_ids(converted, [p], replace(params, repetition_penalty=1.0))[0] for p in prompts]
     assert any(len(set(ids)) < len(ids) for ids in rewarded)
 
@@ -119,7 +102,7 @@ def test_sample_penalises_the_completion_only(converted, prompts):
     params = replace(PARAMS, temperature=0, k=2, repetition_penalty=0.2, max_new_tokens=12)
     for prompt, own in zip(prompts, sample([generator], tokenizer, end, prompts, params)):
         assert own[0] == own[1]
-        assert own[0][0] == tokenizer.decode(_greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
+        assert own[0][0] == tokenizer.decode(greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
 
 
 def test_sample_maps_batches_back_to_prompts(converted, prompts):
@@ -155,7 +138,7 @@ def test_prompts_of_one_length_share_a_call_and_decode_as_alone(converted, promp
     together = sample([generator], tokenizer, end, mixed, params)
     for prompt, own in zip(mixed, together):
         assert own[0] == own[1]
-        assert own[0][0] == tokenizer.decode(_greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
+        assert own[0][0] == tokenizer.decode(greedy_by_hand(prompt, 0.2, 12, 0), skip_special_tokens=True)
 
 
 def test_a_shared_call_samples_k_codes_per_prompt(model_dir, same_length):

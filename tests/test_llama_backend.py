@@ -1,8 +1,8 @@
 """The llama.cpp sampling backend against transformers' generate, on the tiny random model.
 
 Skipped where llama-cpp-python is not installed (`make install-llama` builds it; it is optional).
-Greedy decoding must give the same tokens (the repetition penalty counting the prompt's tokens,
-as transformers does) up to a near tie of two logits, where two float32 engines may part; sampled
+Greedy decoding must give the same tokens (the repetition penalty counting the completion's tokens
+only, as the transformers backend does) up to a near tie of two logits, where two float32 engines may part; sampled
 decoding must give the same distribution, checked on the first
 generated token and on the share of completions the budget cuts off.
 """
@@ -29,18 +29,20 @@ def both(folder, params: GenerateParams):
 NEAR_TIE = 0.02   # logits this close may swap between two float32 engines' sums
 
 
-def penalised_logits(model, ids: list[int], penalty: float):
-    """transformers' next-token logits after `ids`, with the CTRL repetition penalty on `ids`."""
+def penalised_logits(model, prompt: list[int], completion: list[int], penalty: float):
+    """transformers' next-token logits after `prompt` + `completion`, with the CTRL repetition
+    penalty on the completion's ids."""
     import torch
     with torch.no_grad():
-        logits = model(torch.tensor([ids])).logits[0, -1]
-    seen = torch.tensor(sorted(set(ids)))
-    logits[seen] = torch.where(logits[seen] < 0, logits[seen] * penalty, logits[seen] / penalty)
+        logits = model(torch.tensor([prompt + completion])).logits[0, -1]
+    if completion:
+        seen = torch.tensor(sorted(set(completion)))
+        logits[seen] = torch.where(logits[seen] < 0, logits[seen] * penalty, logits[seen] / penalty)
     return logits
 
 
 def test_greedy_decoding_gives_transformers_tokens_but_where_two_logits_tie():
-    # a strong penalty, so that not counting the prompt's tokens would change the argmax
+    # a strong penalty, so that a token counted wrongly would change the argmax
     from kaser.predictor.base_model import load_model
     params = GenerateParams(k=2, temperature=0, repetition_penalty=1.5, max_new_tokens=16, batch_size=3)
     folder = tiny_model_folder()
@@ -54,7 +56,7 @@ def test_greedy_decoding_gives_transformers_tokens_but_where_two_logits_tie():
             continue
         a, b = (tokenizer(text[0], add_special_tokens=False)["input_ids"] for text in (their, our))
         n = next(i for i in range(min(len(a), len(b))) if a[i] != b[i])
-        logits = penalised_logits(model, tokenizer(prompt, add_special_tokens=False)["input_ids"] + a[:n],
+        logits = penalised_logits(model, tokenizer(prompt, add_special_tokens=False)["input_ids"], a[:n],
                                   params.repetition_penalty)
         assert abs(float(logits[a[n]] - logits[b[n]])) < NEAR_TIE, f"token {n} differs by more than a tie"
     assert same >= len(QUESTIONS) - 1

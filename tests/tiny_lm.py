@@ -116,3 +116,25 @@ def same_distribution(ours: list[list[int]], theirs: list[list[int]]) -> tuple[f
     lengths = [[len(row) for row in side] for side in (ours, theirs)]
     return (stats.chi2_contingency(table).pvalue, p_ended,
             stats.mannwhitneyu(*lengths).pvalue if len(set(lengths[0] + lengths[1])) > 1 else 1.0)
+
+
+def greedy_by_hand(prompt: str, penalty: float, steps: int, penalised_prompt_tokens: int,
+                   folder=None, adapter=None) -> list[int]:
+    """Greedy decoding written out on the transformers model (the tiny one unless `folder`), with
+    CTRL's repetition penalty on the tokens generated so far and on the last
+    `penalised_prompt_tokens` tokens of the prompt (0: the completion only, the backends' rule;
+    10**6: the whole prompt too, transformers' own)."""
+    import torch
+    from kaser.predictor.base_model import load_model
+    model, tokenizer = load_model(folder or tiny_model_folder(), adapter=adapter, dtype="float32")
+    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    seen = list(ids[max(0, len(ids) - penalised_prompt_tokens):]) if penalised_prompt_tokens else []
+    out: list[int] = []
+    with torch.inference_mode():
+        for _ in range(steps):
+            logits = model(torch.tensor([ids + out])).logits[0, -1]
+            for token in set(seen):
+                logits[token] = logits[token] / penalty if logits[token] > 0 else logits[token] * penalty
+            out.append(int(logits.argmax()))
+            seen.append(out[-1])
+    return out

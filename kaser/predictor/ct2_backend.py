@@ -29,11 +29,12 @@ Departures from the transformers backend, and why:
    CTranslate2 returns a prompt's K samples sorted by their log-probability, best first; the
    set of samples does not depend on that order.
 2. The repetition penalty (CTRL's: positive logits divided by it, negative ones multiplied) counts
-   the tokens CTranslate2's decoding loop has seen: the completion so far, not the prompt as in
-   transformers (tests/test_ct2_backend.py checks this against greedy decoding written out, and the
-   sampled distribution against this rule written out on the transformers model). Feeding
-   the whole prompt through that loop (`include_prompt_in_result`) would cost a step per prompt
-   token; so only prompts of the same length share a call (see `sample`).
+   the tokens CTranslate2's decoding loop has seen: the completion so far, not the prompt, the
+   rule of every backend here (departure 2 of kaser/predictor/sampling.py);
+   tests/test_ct2_backend.py checks it against greedy decoding written out, and the sampled
+   distribution against this rule written out on the transformers model. The prompt stays out
+   of that loop because feeding it through (`include_prompt_in_result`) would cost a step per
+   prompt token; so only prompts of the same length share a call (see `sample`).
 3. Runs in float32 whatever `dtype` says ("auto" is float32 on CPU too); int8 was slower on an
    AVX2-only CPU (68 vs 117 tokens/s).
 """

@@ -11,8 +11,9 @@ A call takes `params.batch_size` prompts. Each prompt goes through the model onc
 j*K; its cache is then copied to its other K - 1 sequences (`llama_memory_seq_cp`), and each
 decoding step is one `llama_decode` of one token for every unfinished sequence of the call. Every
 sequence has its own sampler chain, in transformers' order: the repetition penalty over the
-sequence's own tokens, prompt included (CTRL's: a positive logit divided by it, a negative one
-multiplied), temperature, top-k, top-p, then a draw from the sequence's own random stream;
+completion's tokens so far, the prompt left out as in the other backends (CTRL's: a positive logit
+divided by it, a negative one multiplied; departure 2 of kaser/predictor/sampling.py), temperature,
+top-k, top-p, then a draw from the sequence's own random stream;
 temperature 0 is the penalty then the most likely token, once per prompt, copied K times (as the
 transformers backend does).
 
@@ -126,13 +127,13 @@ class Decoder:
         self.llama.llama_free(self.ctx)
         self.llama.llama_model_free(self.model)
 
-    def chain(self, prompt: list[int], seed: int):
-        """A sampler chain for one sequence, its penalty window holding the prompt already."""
+    def chain(self, seed: int):
+        """A sampler chain for one sequence; its penalty window is the completion's tokens, which
+        the chain accepts as it draws them (the prompt's are never accepted)."""
         llama, p = self.llama, self.params
         chain = llama.llama_sampler_chain_init(llama.llama_sampler_chain_default_params())
-        window = len(prompt) + p.max_new_tokens
         llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_penalties(
-            self.vocab, window, p.repetition_penalty, 0.0, 0.0))
+            self.vocab, p.max_new_tokens, p.repetition_penalty, 0.0, 0.0))
         if p.temperature == 0:
             llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_greedy())
         else:
@@ -140,8 +141,6 @@ class Decoder:
             llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_top_k(p.top_k or 0))
             llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_top_p(p.top_p, 1))
             llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_dist(seed & 0xFFFFFFFF))
-        for token in prompt:
-            llama.llama_sampler_accept(chain, token)
         return chain
 
     def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
@@ -172,7 +171,7 @@ class Decoder:
                     sequence = first + s
                     if s:
                         llama.llama_memory_seq_cp(self.memory, first, sequence, -1, -1)
-                    chains[sequence] = self.chain(prompt, self.params.seed + i * self.params.k + s)
+                    chains[sequence] = self.chain(self.params.seed + i * self.params.k + s)
                     token = llama.llama_sampler_sample(chains[sequence], self.ctx, -1)
                     out[sequence] = [token]
                     if token not in stop and budget > 1:

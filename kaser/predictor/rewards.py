@@ -52,8 +52,8 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    earned more diversity than code that parses (in the CPU study at ce03546, 0.637 vs 0.536 per
    completion, since a broken variant differs more from its group), and GRPO's share of valid
    codes fell from Student SFT's 82% to 68%; paid to valid codes only, 94% of KASER's codes
-   parse (reports/study-student-python/README.md). A valid completion is still compared with
-   every other completion of its group.
+   parsed in the CPU study at 7c94af4 (reports/study-student-python/earlier/README.md). A valid
+   completion is still compared with every other completion of its group.
 CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
 """
 

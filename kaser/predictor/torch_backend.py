@@ -3,9 +3,11 @@
     completions = torch_completions("models/base", "models/synthetic-python/grpo", prompts, params)
 
 The same model (the LoRA adapter merged, float32), prompt texts, tokens and decoding rule as
-transformers' `generate` at one prompt a call: CTRL's repetition penalty on the prompt's tokens
-and the completion's, then the temperature, top-k and top-p, then a draw (temperature 0:
-the arg max after the penalty). What differs is the work, not the rule:
+transformers' `generate` at one prompt a call: CTRL's repetition penalty on the completion's
+tokens so far, then the temperature, top-k and top-p, then a draw (temperature 0: the arg max
+after the penalty). The penalty leaves the prompt out, as the ctranslate2 and transformers
+backends do (departure 5 of kaser/predictor/sampling.py says why). What differs from `generate`
+is the work, not the rule:
 
 - Each prompt is read once (all but its last token, through the transformers model), and its K
   samples attend to that one copy of its keys and values. `generate` with
@@ -94,18 +96,16 @@ def _decode(model, prompts: list[list[int]], copies: int, end: list[int], params
     budget = params.max_new_tokens
     cache = _Cache(model, rows, budget)
     token = torch.tensor([own[-1] for own in prompts]).repeat_interleave(copies)
-    seen = _seen(prompts, owner, budget)                  # prompt + completion ids, for the penalty
-    out = torch.full((rows, budget), -1, dtype=torch.long)
+    out = torch.full((rows, budget), -1, dtype=torch.long)   # a live row's first `step` ids are its own
     live = torch.arange(rows)                             # the rows that have not ended
     stop = torch.tensor(end, dtype=torch.long)
-    longest = max(len(own) for own in prompts)
     for step in range(budget):
         position = prefix.lengths[owner[live]] + step     # from the last prompt token's position
         logits = _forward(model, prefix, cache, token, position, copies, step, live)
-        logits = _penalise(logits, seen[live, :longest + step], params.repetition_penalty)
+        if step:
+            logits = _penalise(logits, out[live, :step], params.repetition_penalty)
         token = logits.argmax(dim=-1) if greedy else _draw(logits, params, generator)
         out[live, step] = token
-        seen[live, longest + step] = token
         going = ~torch.isin(token, stop)
         live, token = live[going], token[going]
         if not len(live):
@@ -118,19 +118,9 @@ def _decode(model, prompts: list[list[int]], copies: int, end: list[int], params
     return results
 
 
-def _seen(prompts: list[list[int]], owner, budget: int):
-    """Each row's prompt ids, right-filled to the longest prompt with its own last id (a repeat
-    changes no penalty), then room for the completion."""
-    import torch
-
-    longest = max(len(own) for own in prompts)
-    filled = torch.tensor([own + [own[-1]] * (longest - len(own)) for own in prompts])[owner]
-    room = filled[:, -1:].repeat(1, budget)
-    return torch.cat([filled, room], dim=1)
-
-
 def _penalise(logits, seen, penalty: float):
-    """CTRL's rule on every id in `seen`, as transformers' RepetitionPenaltyLogitsProcessor."""
+    """CTRL's rule on every id in `seen` (each row's completion so far), as transformers'
+    RepetitionPenaltyLogitsProcessor."""
     import torch
 
     if penalty == 1.0:
