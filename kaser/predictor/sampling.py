@@ -38,11 +38,12 @@ Departures from the authors' code, and why:
    30-100% of the synthetic completions, and every GRPO completion on real CodeWorkout Java.
 2. The repetition penalty counts the completion's tokens so far, not the prompt's (torch,
    transformers, ctranslate2 and llama_cpp alike). vLLM, which the authors sample with, and
-   transformers' own `generate` count the prompt too, and so does TRL's sampling during GRPO. Our prompt shows the `def` line the code must start with, and a
-   penalty on the prompt's `:` made Student SFT drop the colon of that line: in the CPU study at
-   d1d677e, 350 of its 1,500 torch-sampled codes did, and 56.5% parsed, against 82.4% of the
-   same adapter's codes sampled with ctranslate2, whose penalty left the prompt out
-   (reports/study-student-python/README.md).
+   transformers' own `generate` count the prompt too, and so does TRL's sampling during GRPO.
+   Our prompt shows the `def` line the code must start with, and a penalty on the prompt's
+   tokens made Student SFT drop that line's colon: in the CPU study at d1d677e, 350 of its
+   1,500 codes sampled that way did, and 56.5% parsed, against 82.4% of the same adapter's
+   codes sampled with ctranslate2, whose penalty left the prompt out
+   (reports/study-student-python/earlier/grpo-seed-2/README.md).
 """
 
 from __future__ import annotations
@@ -203,12 +204,12 @@ def generate_batched(model, tokenizer, prompts: list[str], params: GenerateParam
             batch = order[start:start + params.batch_size]
             inputs = tokenizer([prompts[i] for i in batch], return_tensors="pt", padding=True,
                                add_special_tokens=False).to(model.device)
+            width = inputs["input_ids"].shape[1]
             output = model.generate(**inputs, max_new_tokens=params.max_new_tokens, repetition_penalty=1.0,
-                                    logits_processor=completion_penalty(params.repetition_penalty,
-                                                                        inputs["input_ids"].shape[1]),
+                                    logits_processor=completion_penalty(params.repetition_penalty, width),
                                     pad_token_id=tokenizer.pad_token_id, use_cache=True,
                                     **decoding)
-            generated = output[:, inputs["input_ids"].shape[1]:]
+            generated = output[:, width:]
             texts = tokenizer.batch_decode(generated, skip_special_tokens=True)
             finished = torch.isin(generated.cpu(), stop).any(dim=1).tolist()
             texts = [Completion(text, truncated=not done) for text, done in zip(texts, finished)]
@@ -227,7 +228,8 @@ def completion_penalty(penalty: float, prompt_width: int):
 
     if penalty == 1.0:
         return LogitsProcessorList()
-    return LogitsProcessorList([RepetitionPenaltyLogitsProcessor(float(penalty), prompt_ignore_length=prompt_width)])
+    return LogitsProcessorList([RepetitionPenaltyLogitsProcessor(float(penalty),
+                                                                 prompt_ignore_length=prompt_width)])
 
 
 def _vllm_completions(model_path, adapter, prompts: list[str], params: GenerateParams,

@@ -3,11 +3,11 @@
     completions = torch_completions("models/base", "models/synthetic-python/grpo", prompts, params)
 
 The same model (the LoRA adapter merged, float32), prompt texts, tokens and decoding rule as
-transformers' `generate` at one prompt a call: CTRL's repetition penalty on the completion's
-tokens so far, then the temperature, top-k and top-p, then a draw (temperature 0: the arg max
-after the penalty). The penalty leaves the prompt out, as the ctranslate2 and transformers
-backends do (departure 5 of kaser/predictor/sampling.py says why). What differs from `generate`
-is the work, not the rule:
+the transformers backend (`generate` at one prompt a call, its penalty given as
+`completion_penalty` of kaser.predictor.sampling): CTRL's repetition penalty on the
+completion's tokens so far, not the prompt's (departure 2 there says why), then the
+temperature, top-k and top-p, then a draw (temperature 0: the arg max after the penalty).
+What differs from `generate` is the work, not the rule:
 
 - Each prompt is read once (all but its last token, through the transformers model), and its K
   samples attend to that one copy of its keys and values. `generate` with
