@@ -48,13 +48,14 @@ def test_the_penalty_leaves_the_prompt_out(random_adapter):
     prompts = chat_prompts(folder)
     params = replace(PARAMS, k=1, temperature=0, repetition_penalty=0.2, max_new_tokens=12, batch_size=3)
     _, tokenizer = load_model(folder, adapter=random_adapter, dtype="float32")
+    completion_only, prompt_too = ([tokenizer.decode(greedy_by_hand(p, 0.2, 12, counted, adapter=random_adapter),
+                                                     skip_special_tokens=True) for p in prompts]
+                                   for counted in (0, 10**6))
     for backend in ("torch", "transformers"):
         texts = [own[0] for own in sample_completions(folder, random_adapter, prompts,
                                                       replace(params, backend=backend), dtype="float32")]
-        completion_only = [greedy_by_hand(p, 0.2, 12, 0, adapter=random_adapter) for p in prompts]
-        prompt_too = [greedy_by_hand(p, 0.2, 12, 10**6, adapter=random_adapter) for p in prompts]
-        assert texts == [tokenizer.decode(ids, skip_special_tokens=True) for ids in completion_only], backend
-        assert texts != [tokenizer.decode(ids, skip_special_tokens=True) for ids in prompt_too], backend
+        assert texts == completion_only, backend
+        assert texts != prompt_too, backend
 
 
 def _generate_ids(folder, prompts: list[str], params: GenerateParams) -> list[list[int]]:
