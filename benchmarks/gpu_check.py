@@ -17,7 +17,8 @@ Runs our own functions, not copies of them, end to end on a few steps each:
    materialised base-model folder. Real weights cannot travel to the GPU machine (the SmolLM2
    GGUF alone is 94 MB, over its 64 MiB limit), so the samples are random text: the check is that
    the paths run on the device, that training moves the LoRA weights and that samples decode.
-   GRPO trains a copy whose end token has an embedding row of its own (`tiny_lm.make_it_end`):
+   GRPO trains a copy whose end token has an embedding row of its own (`tiny_lm.make_it_end`,
+   its length and sign chosen on GRPO's prompts by `calibrate_ending`):
    that token is also the pad token, whose row a fresh Llama zeroes, and a model that never ends
    a completion earns GRPO no reward at all (a cut-off completion earns 0), so its LoRA weights
    would never move. SFT and sampling use the network as built, whose samples run to the budget;
@@ -26,8 +27,9 @@ Runs our own functions, not copies of them, end to end on a few steps each:
    the three rewards of `kaser.predictor.rewards`; the error reward's judge is the real static
    judge (`kaser.errors.judge.StaticJudge`, the sandbox running each completion on the tests), with
    the synthetic true errors as ground truth and no cluster renaming (standard labels);
-5. sampling (`kaser.predictor.sampling.predict`, transformers backend) with the GRPO adapter, and
-   a throughput run of `generate_batched`;
+5. sampling (`kaser.predictor.sampling.predict`) with the GRPO adapter, through the transformers
+   backend and through the torch engine (the CPU default, run where the weights are), and a
+   throughput run of `generate_batched`;
 6. with --checkpointing, SFT and GRPO again with `gradient_checkpointing: true` (the 7B setting);
 7. with --vllm, the vLLM sampling backend (`generate.backend: vllm`) when vllm imports; else why not.
 
@@ -331,6 +333,48 @@ def run_judge_check(judge, submissions: pl.DataFrame) -> bool:
     return True
 
 
+@phase("ending")
+def calibrate_ending(model_dir: Path, ending_dir: Path, sft_dir: Path, train: pl.DataFrame,
+                     kind: str, args) -> None:
+    """Rewrite `ending_dir` so that GRPO's random model ends some completions of GRPO's own
+    prompts. Whether a random network ends a completion depends on the prompt: the end row's
+    fixed direction can point away from the hidden states those prompts give, and then every
+    completion runs to the budget, earns 0 and GRPO has nothing to learn. So, from SFT's adapter,
+    sample 5 completions for each of the GRPO phase's prompts with the end row at
+    END_ROW_NORM, then reversed, then 2 and 4 times as long, and keep the first with which a
+    completion ends with some text before the budget."""
+    from transformers import AutoTokenizer, LlamaForCausalLM
+
+    from kaser.predictor.prompt import pair_messages
+    from kaser.predictor.sampling import GenerateParams, sample_completions
+    from kaser.predictor.sft import sample_pairs
+    from tiny_lm import make_it_end
+
+    if kind not in END_ROW_NORM:
+        return
+    tokenizer = AutoTokenizer.from_pretrained(ending_dir)
+    pool = sample_pairs(train, 2 * args.grpo_steps, 0)
+    prompts = [tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True)
+               for m in pair_messages(pool)]
+    params = GenerateParams(backend="torch", k=5, temperature=0.7, top_k=40, top_p=1.0,
+                            repetition_penalty=1.1, max_new_tokens=args.max_new_tokens,
+                            batch_size=8, seed=0)
+    tried = []
+    for norm in [END_ROW_NORM[kind] * f for f in (1, -1, 2, -2, 4, -4)]:
+        model = LlamaForCausalLM.from_pretrained(model_dir)
+        make_it_end(model, tokenizer.eos_token_id, norm)
+        model.save_pretrained(ending_dir)
+        samples = [c for own in sample_completions(ending_dir, sft_dir, prompts, params) for c in own]
+        ended = sum(not c.truncated and bool(c.strip()) for c in samples)
+        tried.append({"norm": norm, "ended_with_text": ended, "samples": len(samples)})
+        log(f"end row norm {norm}: {ended}/{len(samples)} completions end with some text")
+        if ended:
+            break
+    RESULT["ending"] = tried
+    check("GRPO's random model ends some completions", tried[-1]["ended_with_text"] > 0,
+          f"end row norm {tried[-1]['norm']}: {tried[-1]['ended_with_text']}/{tried[-1]['samples']}")
+
+
 def run_grpo(model_dir: Path, sft_dir: Path, train: pl.DataFrame, judge, args, out_dir: Path,
              device: str, name: str = "grpo", steps: int | None = None,
              checkpointing: bool = False) -> Path | None:
@@ -374,17 +418,21 @@ def run_sampling(model_dir: Path, adapter: Path | None, test: pl.DataFrame, args
     from kaser.predictor.sampling import GenerateParams, generate_batched, predict
 
     pairs = test.head(args.sample_pairs)
-    params = GenerateParams(k=5, temperature=0.7, top_k=40, top_p=1.0, repetition_penalty=1.1,
-                            max_new_tokens=args.max_new_tokens, batch_size=8, seed=0)
-    start = time.perf_counter()
-    predictions = predict(model_dir, adapter, pairs, params, "kaser", dtype="auto")
-    seconds = time.perf_counter() - start
-    codes = predictions["code"].to_list()
-    check("predict rows", predictions.height == pairs.height * params.k,
-          f"{predictions.height} rows for {pairs.height} pairs x k={params.k}")
-    check("samples decode to text", all(isinstance(c, str) for c in codes) and any(c.strip() for c in codes),
-          f"{sum(bool(c.strip()) for c in codes)}/{len(codes)} non-empty; first: {codes[0][:80]!r}")
-    report = {"predict_seconds": round(seconds, 2), "pairs": pairs.height, "k": params.k}
+    report = {"pairs": pairs.height, "k": 5}
+    for backend in ("transformers", "torch"):
+        params = GenerateParams(backend=backend, k=5, temperature=0.7, top_k=40, top_p=1.0,
+                                repetition_penalty=1.1, max_new_tokens=args.max_new_tokens,
+                                batch_size=8, seed=0)
+        start = time.perf_counter()
+        predictions = predict(model_dir, adapter, pairs, params, "kaser", dtype="auto")
+        seconds = time.perf_counter() - start
+        codes = predictions["code"].to_list()
+        check(f"predict rows ({backend})", predictions.height == pairs.height * params.k,
+              f"{predictions.height} rows for {pairs.height} pairs x k={params.k}")
+        check(f"samples decode to text ({backend})",
+              all(isinstance(c, str) for c in codes) and any(c.strip() for c in codes),
+              f"{sum(bool(c.strip()) for c in codes)}/{len(codes)} non-empty; first: {codes[0][:80]!r}")
+        report[f"predict_seconds_{backend}"] = round(seconds, 2)
 
     # throughput of batched sampling on the loaded model (load time excluded)
     model, tokenizer = load_model(model_dir, adapter=adapter, dtype="auto")
@@ -487,6 +535,7 @@ def main() -> int:
     if sft_dir is not None:
         judge = make_judge(problems, submissions)
         run_judge_check(judge, submissions)
+        calibrate_ending(model_dir, ending_dir, sft_dir, train, args.model, args)
         grpo_dir = run_grpo(ending_dir, sft_dir, train, judge, args, work / "grpo", device)
     run_sampling(model_dir, grpo_dir or sft_dir, test, args, device)
     if args.checkpointing and sft_dir is not None:

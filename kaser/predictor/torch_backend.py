@@ -1,4 +1,4 @@
-"""Sampling on CPU with our own decoding loop over the transformers weights: `generate.backend: torch`.
+"""Sampling with our own decoding loop over the transformers weights: `generate.backend: torch`.
 
     completions = torch_completions("models/base", "models/synthetic-python/grpo", prompts, params)
 
@@ -7,7 +7,9 @@ the transformers backend (`generate` at one prompt a call, its penalty given as
 `completion_penalty` of kaser.predictor.sampling): CTRL's repetition penalty on the
 completion's tokens so far, not the prompt's (departure 2 there says why), then the
 temperature, top-k and top-p, then a draw (temperature 0: the arg max after the penalty).
-What differs from `generate` is the work, not the rule:
+It runs where `load_model` puts the weights: the GPU of this process when there is one, else
+the CPU, which is what it is built for (vLLM is the engine for a GPU). What differs from
+`generate` is the work, not the rule:
 
 - Each prompt is read once (all but its last token, through the transformers model), and its K
   samples attend to that one copy of its keys and values. `generate` with
@@ -70,7 +72,7 @@ def sampled_ids(model, prompts: list[list[int]], end: list[int], params,
     greedy = params.temperature == 0 or params.top_k == 1
     copies = 1 if greedy else params.k
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
-    generator = torch.Generator().manual_seed(params.seed)
+    generator = torch.Generator(device=_device(model)).manual_seed(params.seed)
     results: list = [None] * len(prompts)
     size = max(1, params.batch_size)
     with torch.inference_mode(), tqdm(total=len(prompts), desc=desc, unit="prompt") as progress:
@@ -90,15 +92,16 @@ def _decode(model, prompts: list[list[int]], copies: int, end: list[int], params
     p * copies + j)."""
     import torch
 
+    device = _device(model)
     prefix = _Prefix.read(model, prompts)
     rows = len(prompts) * copies
-    owner = torch.arange(len(prompts)).repeat_interleave(copies)
+    owner = torch.arange(len(prompts), device=device).repeat_interleave(copies)
     budget = params.max_new_tokens
     cache = _Cache(model, rows, budget)
-    token = torch.tensor([own[-1] for own in prompts]).repeat_interleave(copies)
-    out = torch.full((rows, budget), -1, dtype=torch.long)   # a live row's first `step` ids are its own
-    live = torch.arange(rows)                             # the rows that have not ended
-    stop = torch.tensor(end, dtype=torch.long)
+    token = torch.tensor([own[-1] for own in prompts], device=device).repeat_interleave(copies)
+    out = torch.full((rows, budget), -1, dtype=torch.long, device=device)  # a live row: `step` ids its own
+    live = torch.arange(rows, device=device)              # the rows that have not ended
+    stop = torch.tensor(end, dtype=torch.long, device=device)
     for step in range(budget):
         position = prefix.lengths[owner[live]] + step     # from the last prompt token's position
         logits = _forward(model, prefix, cache, token, position, copies, step, live)
@@ -158,22 +161,23 @@ class _Prefix:
     def read(cls, model, prompts: list[list[int]]) -> "_Prefix":
         import torch
 
-        lengths = torch.tensor([len(own) - 1 for own in prompts])
+        device = _device(model)
+        lengths = torch.tensor([len(own) - 1 for own in prompts], device=device)
         width = max(1, int(lengths.max()))
         config = model.config
         heads, dim = config.num_key_value_heads, _head_dim(config)
         layers = config.num_hidden_layers
-        keys = torch.zeros(layers, len(prompts), heads, width, dim)
+        keys = torch.zeros(layers, len(prompts), heads, width, dim, device=device)
         values = torch.zeros_like(keys)
         for p, own in enumerate(prompts):
             if len(own) < 2:
                 continue
-            cache = model.model(input_ids=torch.tensor([own[:-1]]), use_cache=True).cache
+            cache = model.model(input_ids=torch.tensor([own[:-1]], device=device), use_cache=True).cache
             for layer in range(layers):
                 keys[layer, p, :, :len(own) - 1] = cache.layers[layer].keys[0]
                 values[layer, p, :, :len(own) - 1] = cache.layers[layer].values[0]
-        mask = torch.zeros(len(prompts), width)
-        mask[torch.arange(width)[None, :] >= lengths[:, None]] = float("-inf")
+        mask = torch.zeros(len(prompts), width, device=device)
+        mask[torch.arange(width, device=device)[None, :] >= lengths[:, None]] = float("-inf")
         return cls(keys, values, lengths, mask)
 
 
@@ -185,7 +189,13 @@ class _Cache:
 
         config = model.config
         shape = (config.num_hidden_layers, rows, config.num_key_value_heads, budget, _head_dim(config))
-        self.keys, self.values = torch.zeros(shape), torch.zeros(shape)
+        self.keys = torch.zeros(shape, device=_device(model))
+        self.values = torch.zeros_like(self.keys)
+
+
+def _device(model):
+    """Where the model's weights are; every tensor of a decode is made there."""
+    return next(model.parameters()).device
 
 
 def _head_dim(config) -> int:
