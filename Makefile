@@ -40,8 +40,8 @@ repro: $(STAMP)
 # Student SFT on 1,000 pairs at 2e-4, GRPO with params.yaml's grpo settings and seed 3 on a fixed
 # pool of 16 pairs five times over (a pool revisited gives the reward room to rise, as in
 # benchmarks/grpo_learns.py) in 80 generated batches of 1 prompt x 5 completions, 2 updates each
-# (a batch of one group took 0.43 of the time of one of two: the same completions give twice the
-# batches, and the reward's trend over them a narrower interval; docs/experiments-and-studies.md),
+# (160 updates on the same 400 completions that 40 batches of 2 prompts update on 80 times;
+# docs/experiments-and-studies.md says what that did and did not change),
 # KASER and Student SFT sampled on the same 300 test pairs with the default engine. The Java
 # stages are not targets. The results and both methods' predicted codes are copied into
 # $(STUDY_DIR); its README.md is written from them. reports/cpu-study/ is the record of the run
