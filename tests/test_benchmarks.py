@@ -30,6 +30,7 @@ CASES = [   # script, arguments after --smoke, marks
     ("gpu_check.py", ["--out", "{tmp}/gpu_check.json"], [slow]),   # ~35 s: tiny model, SFT + GRPO on CPU
     ("grpo_learns.py", ["--own-sft", "4", "-S", "sft.learning_rate=1e-3"], [slow]),   # ~30 s: tiny model,
                                               # its own SFT, 2 GRPO steps, probe sampling
+    ("grpo_update_speed.py", [], [slow]),     # ~15 s: tiny model, both forwards of 2 groups
     ("judge_speed.py", [], []),
     ("reward_speed.py", [], []),
     ("synth_speed.py", [], []),

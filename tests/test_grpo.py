@@ -68,6 +68,77 @@ def sft_adapter(tmp_path):
     return tmp_path / "sft", lora_state(peft_model)
 
 
+def shared_prompt_batch():
+    """Two prompts of 3 completions each, as TRL lays a GRPO batch out: the first prompt
+    left-padded (pad = SmolLM2's end token, 2), completions right-padded after their end token."""
+    prompt_a = [2, 2, 105, 2206, 318, 42]
+    prompt_b = [733, 11, 4096, 58, 902, 17]
+    completions = [[300, 301, 2, 2], [310, 2, 2, 2], [320, 321, 322, 323],
+                   [330, 331, 2, 2], [340, 341, 342, 2], [350, 2, 2, 2]]
+    ends = [3, 2, 4, 3, 4, 2]       # completion tokens kept, the end token included
+    input_ids = torch.tensor([(prompt_a if row < 3 else prompt_b) + completions[row]
+                              for row in range(6)])
+    attention_mask = torch.tensor([([0, 0, 1, 1, 1, 1] if row < 3 else [1] * 6)
+                                   + [1] * ends[row] + [0] * (4 - ends[row]) for row in range(6)])
+    return input_ids, attention_mask
+
+
+def test_a_group_shares_its_prompt_forward_and_scores_as_trl_does(tmp_path, monkeypatch):
+    """The shared-prompt log-probabilities, entropies and LoRA gradients equal TRL's own
+    (kaser.predictor.shared_prompt), with a padded prompt, padded completions and two groups."""
+    from peft import LoraConfig, get_peft_model
+
+    import kaser.predictor.shared_prompt as shared_prompt
+
+    model, _ = load_model(tiny_model_folder(ending=True), dtype="float32", trainable=True)
+    peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, init_lora_weights=False,
+                                                  target_modules=["q_proj", "k_proj", "v_proj",
+                                                                  "o_proj"], task_type="CAUSAL_LM"))
+    peft_model.save_pretrained(tmp_path / "sft")
+    trainer = grpo_trainer(tiny_model_folder(ending=True), tmp_path / "sft", labelled(),
+                           GrpoParams(num_generations=3, max_completion_length=4, temperature=0.7),
+                           tmp_path / "grpo", judge=lambda *a: None, dtype="float32")
+    calls, original = [], shared_prompt.completion_logps
+
+    def counted(*args, **kwargs):
+        calls.append(args[1].size(0))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(shared_prompt, "completion_logps", counted)
+    input_ids, attention_mask = shared_prompt_batch()
+    results = {}
+    for share in (True, False):
+        trainer.share_prompts = share
+        trainer.model.zero_grad()
+        logps, entropies, _ = trainer._get_per_token_logps_and_entropies(
+            trainer.model, input_ids, attention_mask, 4, compute_entropy=True)
+        (logps * attention_mask[:, 6:]).sum().backward()
+        grads = {name: p.grad.clone() for name, p in trainer.model.named_parameters()
+                 if p.requires_grad}
+        results[share] = (logps.detach(), entropies.detach(), grads)
+    assert calls == [6]                   # only the shared run went through shared_prompt
+    shared, own = results[True], results[False]
+    assert shared[0].shape == own[0].shape == (6, 4)
+    assert torch.all(own[0][attention_mask[:, 6:] == 0] == 0)       # TRL zeroes the padding
+    assert torch.allclose(shared[0], own[0], atol=1e-5)
+    assert torch.allclose(shared[1], own[1], atol=1e-5)
+    assert shared[2].keys() == own[2].keys() and len(own[2]) == 16   # A and B of 4 modules x 2 layers
+    for name in own[2]:
+        assert own[2][name].abs().sum() > 0
+        # float32 sums in another order: equal to about 1e-6 of the largest entry
+        assert (shared[2][name] - own[2][name]).abs().max() <= 1e-5 * own[2][name].abs().max(), name
+
+
+def test_prompt_runs_split_on_the_mask_too():
+    from kaser.predictor.shared_prompt import prompt_runs
+
+    input_ids, attention_mask = shared_prompt_batch()
+    assert prompt_runs(input_ids, attention_mask, 6) == [(0, 3), (3, 6)]
+    mask = attention_mask.clone()
+    mask[1, 1] = 1                        # the same tokens, padded otherwise: another prompt
+    assert prompt_runs(input_ids, mask, 6) == [(0, 1), (1, 2), (2, 3), (3, 6)]
+
+
 @pytest.mark.slow   # about 10 s alone, over 20 s on a busy 2-core machine
 def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapter):
     adapter, before = sft_adapter

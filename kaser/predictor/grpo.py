@@ -230,11 +230,37 @@ def logging_trainer(base):
     no error signal from them. A step that reuses a generated batch (num_iterations or
     steps_per_generation > 1) logs that batch's share. It keeps each generated batch's reward
     per group (`group_rewards`, rows of `group_reward_rows`), so that a rise on a pool of pairs
-    revisited each epoch can be told from the spread between pairs."""
+    revisited each epoch can be told from the spread between pairs. It computes the policy's
+    log-probabilities with each group's prompt through the model once
+    (kaser.predictor.shared_prompt), not once per completion as TRL does."""
 
     class KaserGRPOTrainer(base):
         error_reward = None
         _zero_spread_share = None
+        share_prompts = True     # kaser.predictor.shared_prompt; False: TRL's own forward
+
+        def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask,
+                                               logits_to_keep, batch_size=None,
+                                               compute_entropy=False, compute_aux_loss=False,
+                                               **media):
+            from kaser.predictor.shared_prompt import completion_logps, prompt_runs
+
+            prompt_length = input_ids.size(1) - logits_to_keep
+            language_model = model.get_base_model() if hasattr(model, "get_base_model") else model
+            if (self.share_prompts and not compute_aux_loss
+                    and all(value is None for value in media.values())
+                    and self.accelerator.num_processes == 1
+                    and self.accelerator.unwrap_model(model) is model
+                    and not getattr(language_model, "is_activation_checkpointing", False)
+                    and prompt_length >= 2
+                    and len(prompt_runs(input_ids, attention_mask, prompt_length)) < input_ids.size(0)):
+                with self.accelerator.autocast():
+                    logps, entropies = completion_logps(model, input_ids, attention_mask,
+                                                        logits_to_keep, batch_size, compute_entropy)
+                return logps, entropies, None
+            return super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
+                compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **media)
 
         def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
             from accelerate.utils import gather_object
