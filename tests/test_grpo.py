@@ -85,7 +85,8 @@ def shared_prompt_batch():
 
 def test_a_group_shares_its_prompt_forward_and_scores_as_trl_does(tmp_path, monkeypatch):
     """The shared-prompt log-probabilities, entropies and LoRA gradients equal TRL's own
-    (kaser.predictor.shared_prompt), with a padded prompt, padded completions and two groups."""
+    (kaser.predictor.shared_prompt), with a padded prompt, padded completions and two groups
+    whose rows are mixed, as in a batch TRL has shuffled."""
     from peft import LoraConfig, get_peft_model
 
     import kaser.predictor.shared_prompt as shared_prompt
@@ -106,6 +107,8 @@ def test_a_group_shares_its_prompt_forward_and_scores_as_trl_does(tmp_path, monk
 
     monkeypatch.setattr(shared_prompt, "completion_logps", counted)
     input_ids, attention_mask = shared_prompt_batch()
+    shuffled = torch.tensor([3, 0, 4, 1, 5, 2])     # TRL updates on a shuffled batch
+    input_ids, attention_mask = input_ids[shuffled], attention_mask[shuffled]
     results = {}
     for share in (True, False):
         trainer.share_prompts = share
@@ -129,14 +132,16 @@ def test_a_group_shares_its_prompt_forward_and_scores_as_trl_does(tmp_path, monk
         assert (shared[2][name] - own[2][name]).abs().max() <= 1e-5 * own[2][name].abs().max(), name
 
 
-def test_prompt_runs_split_on_the_mask_too():
-    from kaser.predictor.shared_prompt import prompt_runs
+def test_prompt_groups_find_a_prompts_rows_in_any_order_and_split_on_the_mask():
+    from kaser.predictor.shared_prompt import prompt_groups
 
     input_ids, attention_mask = shared_prompt_batch()
-    assert prompt_runs(input_ids, attention_mask, 6) == [(0, 3), (3, 6)]
+    assert prompt_groups(input_ids, attention_mask, 6) == [[0, 1, 2], [3, 4, 5]]
+    shuffled = torch.tensor([3, 0, 4, 1, 5, 2])     # as TRL shuffles a batch before an update
+    assert prompt_groups(input_ids[shuffled], attention_mask[shuffled], 6) == [[0, 2, 4], [1, 3, 5]]
     mask = attention_mask.clone()
     mask[1, 1] = 1                        # the same tokens, padded otherwise: another prompt
-    assert prompt_runs(input_ids, mask, 6) == [(0, 1), (1, 2), (2, 3), (3, 6)]
+    assert prompt_groups(input_ids, mask, 6) == [[0, 2], [1], [3, 4, 5]]
 
 
 @pytest.mark.slow   # about 10 s alone, over 20 s on a busy 2-core machine

@@ -243,7 +243,7 @@ def logging_trainer(base):
                                                logits_to_keep, batch_size=None,
                                                compute_entropy=False, compute_aux_loss=False,
                                                **media):
-            from kaser.predictor.shared_prompt import completion_logps, prompt_runs
+            from kaser.predictor.shared_prompt import completion_logps, prompt_groups
 
             prompt_length = input_ids.size(1) - logits_to_keep
             language_model = model.get_base_model() if hasattr(model, "get_base_model") else model
@@ -253,7 +253,7 @@ def logging_trainer(base):
                     and self.accelerator.unwrap_model(model) is model
                     and not getattr(language_model, "is_activation_checkpointing", False)
                     and prompt_length >= 2
-                    and len(prompt_runs(input_ids, attention_mask, prompt_length)) < input_ids.size(0)):
+                    and len(prompt_groups(input_ids, attention_mask, prompt_length)) < input_ids.size(0)):
                 with self.accelerator.autocast():
                     logps, entropies = completion_logps(model, input_ids, attention_mask,
                                                         logits_to_keep, batch_size, compute_entropy)

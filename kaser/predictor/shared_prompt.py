@@ -10,46 +10,42 @@ TRL's own fused LM head (`add_fused_lm_head`, which GRPOTrainer has patched onto
 the log-probabilities, entropies and gradients are TRL's up to floating-point rounding
 (tests/test_grpo.py compares them).
 
-The positions and the attention mask are those of the full sequence: the prompt rows of a run are
-identical (TRL left-pads the prompts and keeps a prompt's completions next to each other), the
-positions continue from the cache, and the mask covers the prompt and the completion. The speed
-is measured in benchmarks/grpo_update_speed.py.
+The positions and the attention mask are those of the full sequence: the rows of a prompt are
+identical up to the completion (TRL left-pads the prompts; `prompt_groups` finds a prompt's rows
+wherever they sit, since TRL shuffles a generated batch before it updates on it), the positions
+continue from the cache, and the mask covers the prompt and the completion. The speed is
+measured in benchmarks/grpo_update_speed.py.
 
-    from kaser.predictor.shared_prompt import completion_logps, prompt_runs
+    from kaser.predictor.shared_prompt import completion_logps, prompt_groups
 """
 
 from __future__ import annotations
 
 
-def prompt_runs(input_ids, attention_mask, prompt_length: int) -> list[tuple[int, int]]:
-    """[start, end) row ranges of `input_ids` whose first `prompt_length` tokens and mask are the
-    same, consecutive rows only (a prompt's completions sit together in a GRPO batch).
+def prompt_groups(input_ids, attention_mask, prompt_length: int) -> list[list[int]]:
+    """Row indices of `input_ids` by prompt: rows whose first `prompt_length` tokens and mask are
+    the same, in the order each prompt first appears. The rows of a prompt need not be next to
+    each other: TRL shuffles a generated batch before it updates on it.
 
     >>> import torch
-    >>> ids = torch.tensor([[0, 5, 6, 1], [0, 5, 6, 2], [7, 8, 9, 3], [0, 5, 6, 4]])
-    >>> prompt_runs(ids, torch.ones_like(ids), 3)
-    [(0, 2), (2, 3), (3, 4)]
+    >>> ids = torch.tensor([[0, 5, 6, 1], [7, 8, 9, 2], [0, 5, 6, 3], [0, 5, 6, 4]])
+    >>> prompt_groups(ids, torch.ones_like(ids), 3)
+    [[0, 2, 3], [1]]
     """
-    import torch
-
-    runs = []
-    start = 0
-    for row in range(1, input_ids.size(0) + 1):
-        if row == input_ids.size(0) or not (
-                torch.equal(input_ids[row, :prompt_length], input_ids[start, :prompt_length])
-                and torch.equal(attention_mask[row, :prompt_length],
-                                attention_mask[start, :prompt_length])):
-            runs.append((start, row))
-            start = row
-    return runs
+    groups: dict[tuple, list[int]] = {}
+    prompts = input_ids[:, :prompt_length].tolist()
+    masks = attention_mask[:, :prompt_length].tolist()
+    for row, (prompt, mask) in enumerate(zip(prompts, masks)):
+        groups.setdefault((tuple(prompt), tuple(mask)), []).append(row)
+    return list(groups.values())
 
 
 def completion_logps(model, input_ids, attention_mask, logits_to_keep: int,
                      max_rows: int | None = None, compute_entropy: bool = False):
     """(log-probs, entropies or None), each rows x `logits_to_keep`: what TRL's
     `GRPOTrainer._get_per_token_logps_and_entropies` returns for the last `logits_to_keep` tokens
-    (the completion; 0 where the mask is 0), computed with each run of identical prompts
-    (`prompt_runs`) through the model once per chunk of at most `max_rows` completions.
+    (the completion; 0 where the mask is 0), in the rows' order, computed with each prompt
+    (`prompt_groups`) through the model once per chunk of at most `max_rows` of its completions.
 
     `model` is the policy as TRL calls it (a PeftModel or a causal LM with TRL's fused LM head,
     not wrapped for distributed training); the caller holds autocast and grad mode."""
@@ -62,19 +58,25 @@ def completion_logps(model, input_ids, attention_mask, logits_to_keep: int,
     backbone = language_model.base_model     # the decoder, with the LoRA layers injected
     prefix = prompt_length - 1                # the last prompt token goes with the completions
     max_rows = max_rows or input_ids.size(0)
-    logps, entropies = [], []
-    for run_start, run_end in prompt_runs(input_ids, attention_mask, prompt_length):
-        for start in range(run_start, run_end, max_rows):
-            end = min(start + max_rows, run_end)
-            cache = backbone(input_ids=input_ids[start:start + 1, :prefix],
-                             attention_mask=attention_mask[start:start + 1, :prefix],
+    logps, entropies, order = [], [], []
+    for rows_of_prompt in prompt_groups(input_ids, attention_mask, prompt_length):
+        for start in range(0, len(rows_of_prompt), max_rows):
+            chunk = rows_of_prompt[start:start + max_rows]
+            index = torch.tensor(chunk, device=input_ids.device)
+            cache = backbone(input_ids=input_ids[chunk[0]:chunk[0] + 1, :prefix],
+                             attention_mask=attention_mask[chunk[0]:chunk[0] + 1, :prefix],
                              use_cache=True).cache
-            cache.batch_repeat_interleave(end - start)
-            rows = input_ids[start:end, prefix:]
-            labels = rows.masked_fill(attention_mask[start:end, prefix:] == 0, -100)
-            outputs = model(input_ids=rows, attention_mask=attention_mask[start:end], cache=cache,
-                            labels=labels, fused_lm_head=True)
+            cache.batch_repeat_interleave(len(chunk))
+            rows = input_ids[index, prefix:]
+            mask = attention_mask[index]
+            # labels[:, 0] (the last prompt token) is never scored: the head predicts labels[:, 1:]
+            labels = rows.masked_fill(mask[:, prefix:] == 0, -100)
+            outputs = model(input_ids=rows, attention_mask=mask, cache=cache, labels=labels,
+                            fused_lm_head=True)
             logps.append(outputs.log_probs)
             if compute_entropy:
                 entropies.append(outputs.entropy)
-    return torch.cat(logps, dim=0), (torch.cat(entropies, dim=0) if compute_entropy else None)
+            order += chunk
+    back = torch.argsort(torch.tensor(order, device=input_ids.device))   # to the rows' order
+    return (torch.cat(logps, dim=0)[back],
+            torch.cat(entropies, dim=0)[back] if compute_entropy else None)
