@@ -252,12 +252,14 @@ def logging_trainer(base):
                     and self.accelerator.num_processes == 1
                     and self.accelerator.unwrap_model(model) is model
                     and not getattr(language_model, "is_activation_checkpointing", False)
-                    and prompt_length >= 2
-                    and len(prompt_groups(input_ids, attention_mask, prompt_length)) < input_ids.size(0)):
-                with self.accelerator.autocast():
-                    logps, entropies = completion_logps(model, input_ids, attention_mask,
-                                                        logits_to_keep, batch_size, compute_entropy)
-                return logps, entropies, None
+                    and prompt_length >= 2):
+                groups = prompt_groups(input_ids, attention_mask, prompt_length)
+                if len(groups) < input_ids.size(0):     # some prompt has several completions
+                    with self.accelerator.autocast():
+                        logps, entropies = completion_logps(model, input_ids, attention_mask,
+                                                            logits_to_keep, groups, batch_size,
+                                                            compute_entropy)
+                    return logps, entropies, None
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
                 compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **media)

@@ -41,11 +41,12 @@ def prompt_groups(input_ids, attention_mask, prompt_length: int) -> list[list[in
 
 
 def completion_logps(model, input_ids, attention_mask, logits_to_keep: int,
-                     max_rows: int | None = None, compute_entropy: bool = False):
+                     groups: list[list[int]], max_rows: int | None = None,
+                     compute_entropy: bool = False):
     """(log-probs, entropies or None), each rows x `logits_to_keep`: what TRL's
     `GRPOTrainer._get_per_token_logps_and_entropies` returns for the last `logits_to_keep` tokens
-    (the completion; 0 where the mask is 0), in the rows' order, computed with each prompt
-    (`prompt_groups`) through the model once per chunk of at most `max_rows` of its completions.
+    (the completion; 0 where the mask is 0), in the rows' order, computed with each prompt's rows
+    (`groups`, from `prompt_groups`) through the model once per chunk of at most `max_rows`.
 
     `model` is the policy as TRL calls it (a PeftModel or a causal LM with TRL's fused LM head,
     not wrapped for distributed training); the caller holds autocast and grad mode."""
@@ -59,7 +60,7 @@ def completion_logps(model, input_ids, attention_mask, logits_to_keep: int,
     prefix = prompt_length - 1                # the last prompt token goes with the completions
     max_rows = max_rows or input_ids.size(0)
     logps, entropies, order = [], [], []
-    for rows_of_prompt in prompt_groups(input_ids, attention_mask, prompt_length):
+    for rows_of_prompt in groups:
         for start in range(0, len(rows_of_prompt), max_rows):
             chunk = rows_of_prompt[start:start + max_rows]
             index = torch.tensor(chunk, device=input_ids.device)
