@@ -55,9 +55,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
-import yaml  # noqa: E402
 
-from kaser.config import from_dict  # noqa: E402
+from kaser.config import from_dict, load_settings  # noqa: E402
 from kaser.predictor.sampling import GenerateParams, resolve_budget, sample_completions  # noqa: E402
 
 MODEL = Path("models/base")
@@ -72,7 +71,7 @@ def fail(message: str) -> None:
 
 
 def settings() -> tuple[GenerateParams, dict]:
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = load_settings((ROOT / "params.yaml").read_text())
     return (from_dict(GenerateParams, params["generate"], where="params.yaml:generate"),
             params["baselines"])
 

@@ -48,10 +48,11 @@ import time
 from pathlib import Path
 
 import polars as pl
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from kaser.config import load_settings  # noqa: E402
 
 
 def log(line: str) -> None:
@@ -72,13 +73,7 @@ def overrides(settings: list[str]) -> dict[str, dict[str, object]]:
 
 def yaml_value(text: str):
     """A -S value as DVC reads it (YAML 1.2, where 1e-4 is a number, not a string)."""
-    value = yaml.safe_load(text)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
+    return load_settings(text)
 
 
 def section_params(params: dict, name: str, cls, changes: dict[str, object]):
@@ -227,7 +222,7 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.grpo import GrpoParams, resolve_completion_length, train_grpo
     from kaser.predictor.sft import SftParams, sample_pairs, train_sft
 
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = load_settings((ROOT / "params.yaml").read_text())
     changes = overrides(args.settings)
     grpo = section_params(params, "grpo", GrpoParams, changes["grpo"])
     sft = section_params(params, "sft", SftParams, changes["sft"])

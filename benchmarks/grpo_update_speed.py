@@ -36,10 +36,11 @@ import time
 from pathlib import Path
 
 import polars as pl
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from kaser.config import load_settings  # noqa: E402
 
 
 def log(line: str) -> None:
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.base_model import load_model, load_tokenizer
     from kaser.predictor.grpo import GrpoParams, grpo_trainer
 
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = load_settings((ROOT / "params.yaml").read_text())
     if args.smoke:
         sys.path.insert(0, str(ROOT / "tests"))
         from tiny_lm import tiny_model_folder

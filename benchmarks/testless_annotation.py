@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
-import yaml
 
+from kaser.config import load_settings
 from kaser.data.contracts import write_dataset
 from kaser.data.progsnap2 import ingest_progsnap2
 from kaser.errors.annotate import AnnotateParams, annotate_folder
@@ -33,7 +33,7 @@ SMOKE_STUDENTS = 3
 
 def annotate_settings(params: Path) -> AnnotateParams:
     """params.yaml's `annotate` section, backend static."""
-    section = yaml.safe_load(params.read_text(encoding="utf-8"))["annotate"]
+    section = load_settings(params.read_text(encoding="utf-8"))["annotate"]
     return dataclasses.replace(AnnotateParams(**section), backend="static")
 
 

@@ -124,11 +124,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def read_params(path) -> dict:
     """The --params file (YAML) as a dict."""
-    import yaml
+    from kaser.config import load_settings
     path = Path(path)
     if not path.is_file():
         raise InputError("params file not found (give --params FILE)", file=path)
-    return yaml.safe_load(path.read_text()) or {}
+    return load_settings(path.read_text()) or {}
 
 
 def section(path, name: str, cls, params: dict | None = None):

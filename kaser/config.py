@@ -11,12 +11,37 @@ the stage runner (stages/_runner.py) for params.yaml, the `kaser` CLI for its --
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, TypeVar
 
+import yaml
 
 from kaser import InputError
 
 T = TypeVar("T")
+
+
+class _SettingsLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, but a number with an exponent and no dot (1e-05) is a float.
+
+    DVC writes a value set with `dvc exp run -S` back into params.yaml as Python prints it, so
+    1e-5 lands there as `1e-05`: a float in YAML 1.2, which DVC speaks, and a string under PyYAML's
+    YAML 1.1 rules, which need a dot. Integers and every other scalar resolve as before."""
+
+
+_SettingsLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
+def load_settings(text: str) -> Any:
+    """Settings YAML (params.yaml, a --params file, a `-S` value) as DVC reads it.
+
+    >>> load_settings("lr: 1e-05\\nsteps: 5\\nname: 1e5x\\nold: 1.0e-4")
+    {'lr': 1e-05, 'steps': 5, 'name': '1e5x', 'old': 0.0001}
+    """
+    return yaml.load(text, Loader=_SettingsLoader)
 
 
 def from_dict(cls: type[T], values: dict[str, Any], *, where: str) -> T:

@@ -41,10 +41,9 @@ import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 
 from kaser import InputError, exit_on_error
-from kaser.config import from_dict
+from kaser.config import from_dict, load_settings
 
 T = TypeVar("T")
 PARAMS_FILE = Path("params.yaml")
@@ -72,8 +71,7 @@ def operational(key: str) -> bool:
 def read_params(path: Path = PARAMS_FILE) -> dict[str, Any]:
     if not path.is_file():
         raise InputError("params file not found (run from the repository root)", file=path)
-    with path.open() as f:
-        return yaml.safe_load(f) or {}
+    return load_settings(path.read_text()) or {}
 
 
 class Stage:

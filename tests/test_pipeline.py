@@ -248,6 +248,25 @@ def rerun_by(graph, section: str) -> set[str]:
     return {stage.addressing for stage in readers | later}
 
 
+def test_a_small_float_set_by_dvc_exp_run_reaches_the_stage_as_a_number(tmp_path):
+    """`dvc exp run -S grpo.learning_rate=1e-5` writes `1e-05` into params.yaml (DVC's own writer,
+    used here on a copy of the real file); PyYAML's YAML 1.1 rules alone would read it as a string,
+    which the optimizer then refused in the middle of a run."""
+    import shutil
+
+    from dvc.utils.serialize import modify_yaml
+
+    from kaser.predictor.grpo import GrpoParams
+    params = tmp_path / "params.yaml"
+    shutil.copy(REPO / "params.yaml", params)
+    with modify_yaml(params) as data:
+        data["grpo"]["learning_rate"] = 1e-5        # the value as DVC parses the -S argument
+    assert "learning_rate: 1e-05" in params.read_text()
+    grpo = Stage("grpo", "toy", ("grpo",), params_file=params).section("grpo", GrpoParams)
+    assert grpo.learning_rate == 1e-5 and isinstance(grpo.learning_rate, float)
+    assert isinstance(grpo.num_generations, int) and isinstance(grpo.scale_rewards, str)
+
+
 def test_a_grpo_param_reruns_only_grpo_and_later_stages(graph):
     names = {stage.addressing for stage in graph.nodes}
     datasets = sorted(name.split("@")[1] for name in names if name.startswith("grpo@"))
