@@ -45,8 +45,8 @@ repro: $(STAMP)
 # movement over the whole run (docs/experiments-and-studies.md).
 # With each group's prompt through the model once (kaser/predictor/shared_prompt.py) a batch takes
 # about half as long, and the time saved goes to more visits of each pair, which is what narrows
-# the reward slope's interval. KASER and Student SFT are sampled on the same 300 test pairs with the default engine. The Java
-# stages are not targets. The results and both methods' predicted codes are copied into
+# the reward slope's interval. KASER and Student SFT are sampled on the same 300 test pairs with
+# the default engine. The Java stages are not targets. The results and both methods' predicted codes are copied into
 # $(STUDY_DIR); its README.md is written from them. reports/cpu-study/ is the record of the run
 # before issue 20. STUDY_GRPO_SEED is GRPO's seed (the pool and the sampling during training),
 # apart from STUDY_SET so that study-seed can set another.
