@@ -67,13 +67,8 @@ def overrides(settings: list[str]) -> dict[str, dict[str, object]]:
         section, dot, name = key.partition(".")
         if not sep or not dot or section not in found:
             raise SystemExit(f"grpo_learns.py: -S {setting!r}: give grpo.<key>=<value> or sft.<key>=<value>")
-        found[section][name] = yaml_value(value)
+        found[section][name] = load_settings(value)   # as DVC reads it: 1e-4 is a number
     return found
-
-
-def yaml_value(text: str):
-    """A -S value as DVC reads it (YAML 1.2, where 1e-4 is a number, not a string)."""
-    return load_settings(text)
 
 
 def section_params(params: dict, name: str, cls, changes: dict[str, object]):
