@@ -430,7 +430,8 @@ def check_model_folders(base: Path, adapter: Path, dataset: str) -> tuple[Path, 
 
 def dataset_population(folder: Path, dataset: str, kcs: list[str], size: int,
                        seed: int) -> list[dict[str, float]]:
-    """`population_profiles` drawn from the dataset in `folder` (problems + mastery.parquet)."""
+    """`population_profiles` drawn from the dataset in `folder` (problems + mastery.parquet), in
+    prompt levels (kaser.predictor.prompt.prompt_levels: percentiles, as the model was trained on)."""
     folder = Path(folder)
     for name in ("problems.parquet", "mastery.parquet"):
         if not (folder / name).is_file():
@@ -438,7 +439,8 @@ def dataset_population(folder: Path, dataset: str, kcs: list[str], size: int,
             raise InputError(f"not found; run `dvc repro {stage}@{dataset}` first", file=folder / name)
     from kaser.data.contracts import kc_vocabulary
     vocabulary = kc_vocabulary(pl.read_parquet(folder / "problems.parquet", columns=["kcs"]))
-    mastery = pl.read_parquet(folder / "mastery.parquet", columns=["mastery"])
+    from kaser.predictor.prompt import prompt_levels
+    mastery = prompt_levels(pl.read_parquet(folder / "mastery.parquet", columns=["mastery"]))
     return population_profiles(mastery, vocabulary, kcs, size, seed)
 
 

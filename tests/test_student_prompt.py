@@ -1,10 +1,11 @@
 """The student prompt is the authors' text, character for character, through the chat template."""
 
+import numpy as np
 import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.predictor.prompt import (build_messages, build_prompt_text, problem_mastery,
+from kaser.predictor.prompt import (build_messages, build_prompt_text, pair_messages, problem_mastery,
                                   student_pairs, system_message, user_message)
 
 JAVA_SYSTEM = ("You are a student code simulator. Given a programming problem and the student's "
@@ -115,10 +116,31 @@ def test_student_pairs_join_problem_and_the_kcs_mastery():
     problems, submissions, mastery = _tables()
     pairs = student_pairs(problems, submissions, mastery, ["s1"])
     assert pairs["problem_id"].to_list() == ["p1", "p2"]          # in step order
-    assert pairs["mastery"].to_list() == [[0.2], [0.3, 0.4]]     # p1: math; p2: loops, math
+    # p1: math; p2: loops, math; each level the row's percentile on its KC over all three rows
+    assert pairs["mastery"].to_list() == [[0.1667], [0.5, 0.5]]
     assert pairs["statement"].to_list() == ["Add.", "Loop."]
     assert pairs["signature"].to_list() == ["public int add(int a, int b)", None]
     assert pairs["code"].to_list() == ["a+b", "for"]
+
+
+def test_students_whose_estimates_differ_a_little_read_levels_far_apart_on_one_problem():
+    # the knowledge stage's estimates sit in a narrow band (the CPU study: SD 0.04 in a prompt);
+    # the prompt shows each student's place among all rows, so the model sees the difference
+    problems = pl.DataFrame({"problem_id": ["p1"], "language": ["python"], "statement": ["Loop."],
+                             "kcs": [["loops", "math"]], "signature": [None]})
+    students = [f"s{i}" for i in range(10)]
+    submissions = pl.DataFrame({"student_id": students, "problem_id": ["p1"] * 10, "step": [0] * 10,
+                                "code": ["pass"] * 10})
+    mastery = pl.DataFrame({"student_id": students, "problem_id": ["p1"] * 10,
+                            "mastery": [[0.55 + 0.005 * i, 0.60 - 0.004 * i] for i in range(10)]})
+    pairs = student_pairs(problems, submissions, mastery)
+    weakest, strongest = pairs.row(0, named=True), pairs.row(9, named=True)
+    assert weakest["mastery"] == [0.05, 0.95] and strongest["mastery"] == [0.95, 0.05]
+    prompts = {" ".join(m["content"] for m in messages) for messages in pair_messages(pairs)}
+    assert len(prompts) == 10                       # every student reads a prompt of their own
+    assert "mastery level on loops is 0.05" in pair_messages(pairs)[0][1]["content"]
+    raw_spread = np.std([m[0] for m in mastery["mastery"].to_list()])
+    assert np.std([m[0] for m in pairs["mastery"].to_list()]) > 10 * raw_spread
 
 
 def test_student_pairs_fail_without_mastery():
@@ -166,7 +188,7 @@ def test_read_pairs_from_a_dataset_folder(tmp_path):
     assert test["signature"].to_list() == ["public int add(int a, int b)"] * 2   # written, read back
     train = read_pairs(tmp_path, "problem", 0, "train")
     assert train.select("student_id", "problem_id", "code").rows() == [("s1", "p2", "for")]
-    assert train["mastery"].to_list() == [[0.3, 0.4]]   # p2's KCs loops, math
+    assert train["mastery"].to_list() == [[0.5, 0.5]]   # p2 (loops, math): middle of three rows on each
 
 
 def test_sampling_prompts_the_student_prompt_with_its_signature(monkeypatch):

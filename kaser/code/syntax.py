@@ -15,6 +15,7 @@ import builtins
 import functools
 import keyword
 import random
+import re
 from collections.abc import Iterable, Iterator
 
 import tree_sitter_java
@@ -274,3 +275,28 @@ def is_updated(root: Node, language: str, name: str, after: int) -> bool:
         if parent.type in ("assignment_expression", "assignment") and field(parent, "left") == use:
             return True
     return False
+
+
+# Words of the student prompt's own scaffolding (kaser.predictor.prompt: "KC 1: ... mastery
+# level ..."); no programming problem's code needs them, so a predicted code that names a variable
+# after them copied the prompt instead of writing what a student would.
+PROMPT_WORDS = frozenset({"kc", "kcs", "mastery"})
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def prompt_words_in(code: str) -> list[str]:
+    """The words of `code` (identifiers, and words in its strings and comments) that hold one of
+    the prompt's `PROMPT_WORDS` as a part (split at `_` and at camelCase), in order of first use.
+
+    >>> prompt_words_in("def f(kc1_mastery, nums):\\n    kcMastery = 0.9\\n    return sum(nums)")
+    ['kc1_mastery', 'kcMastery']
+    >>> prompt_words_in("int masterCard = backlog(kcal);")   # only whole parts count
+    []
+    """
+    found: dict[str, None] = {}
+    for word in _WORD.findall(code):
+        parts = {part.lower().rstrip("0123456789") for part in _WORD_PART.findall(word)}
+        if parts & PROMPT_WORDS:
+            found.setdefault(word)
+    return list(found)

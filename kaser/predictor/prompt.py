@@ -38,6 +38,15 @@ Departures from the authors' code, and why:
    the name from the statement, and most of our synthetic statements never say it (in the CPU
    study without it, reports/cpu-study/, about three quarters of the invalid predicted codes
    were invalid for the name alone). Showing it gives the model what the student saw. Where no signature is known the prompt is the authors'.
+5. The level printed for a KC is the student's percentile on that KC among every row of the
+   knowledge stage's mastery table (`prompt_levels`: the mid-rank share of rows below, in
+   (0, 1)), not the LSTM's raw estimate. The raw estimates sit in a narrow band (in the CPU
+   study a prompt's levels had an SD of 0.04 where the true mastery's was 0.13), so students
+   who differ by a standard deviation read "0.58" and "0.62", which a small model cannot tell
+   apart; a percentile keeps each KC's order across students and spreads it over [0, 1]. The
+   table holds no outcome, so no test student's result reaches the prompt. A level given by
+   hand (`kaser simulate --mastery`, the knowledge sweep, an intervention) reads the same way:
+   0.1 is a student weaker on that KC than nine in ten of the dataset's.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from kaser import InputError
@@ -126,13 +136,36 @@ def problem_mastery(kcs: Sequence[str], vocabulary: Sequence[str],
     return [float(mastery[index[kc]]) for kc in kcs]
 
 
+def prompt_levels(mastery: pl.DataFrame) -> pl.DataFrame:
+    """The mastery table with each `mastery` entry replaced by its percentile among the table's
+    rows on that KC (departure 5): (rows below + half the rows equal) / rows, rounded to 4 places.
+
+    >>> table = pl.DataFrame({"mastery": [[0.50, 0.9], [0.52, 0.9], [0.51, 0.1], [0.60, 0.5]]})
+    >>> prompt_levels(table)["mastery"].to_list()
+    [[0.125, 0.75], [0.625, 0.75], [0.375, 0.125], [0.875, 0.375]]
+    """
+    if mastery.height == 0:
+        return mastery
+    vectors = np.asarray(mastery["mastery"].to_list(), dtype=float)
+    if vectors.ndim != 2:
+        raise InputError("mastery vectors of unequal length", file="mastery.parquet", column="mastery")
+    ordered = np.sort(vectors, axis=0)
+    below = np.stack([np.searchsorted(ordered[:, j], vectors[:, j], side="left")
+                      for j in range(vectors.shape[1])], axis=1)
+    upto = np.stack([np.searchsorted(ordered[:, j], vectors[:, j], side="right")
+                     for j in range(vectors.shape[1])], axis=1)
+    levels = np.round((below + upto) / (2.0 * len(vectors)), 4)
+    return mastery.with_columns(pl.Series("mastery", levels.tolist(), dtype=pl.List(pl.Float64)))
+
+
 def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl.DataFrame,
                   students: Iterable[str] | None = None) -> pl.DataFrame:
     """One row per submission of `students` (None: of everyone in `submissions`): what a prompt
     is built from, and the target code.
 
     `mastery` is the knowledge stage's table (student_id, problem_id, mastery over the sorted KC
-    vocabulary of `problems`); each pair's levels are picked out for its problem's KCs.
+    vocabulary of `problems`); each pair's levels are its `prompt_levels` (percentiles over the
+    whole table, departure 5), picked out for its problem's KCs.
     Columns: student_id, problem_id, step, language, statement, signature (null: unknown), kcs,
     mastery (one level per KC of `kcs`), code. Ordered by student and step.
     """
@@ -144,7 +177,8 @@ def student_pairs(problems: pl.DataFrame, submissions: pl.DataFrame, mastery: pl
     joined = (chosen.select("student_id", "problem_id", "step", "code")
               .join(problems.select("problem_id", "language", "statement", "signature", "kcs"),
                     on="problem_id", how="left")
-              .join(mastery.select("student_id", "problem_id", pl.col("mastery").alias("profile")),
+              .join(prompt_levels(mastery).select("student_id", "problem_id",
+                                                  pl.col("mastery").alias("profile")),
                     on=["student_id", "problem_id"], how="left")
               .sort("student_id", "step"))
     if joined.height != chosen.height:

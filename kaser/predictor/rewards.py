@@ -54,6 +54,10 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    codes fell from Student SFT's 82% to 68%; paid to valid codes only, 94% of KASER's codes
    parsed in the CPU study at 7c94af4 (reports/study-student-python/earlier/README.md). A valid
    completion is still compared with every other completion of its group.
+8. A completion that writes the prompt's scaffolding words as code (`kc`, `mastery`:
+   kaser.code.syntax.prompt_words_in) gets 0 from all three rewards, as a cut-off one (`unpaid`).
+   Such a code copies the prompt rather than simulating a student, and in the CPU study one of
+   them earned the full error match on a pair whose real error was a typo.
 CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
 """
 
@@ -65,6 +69,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from kaser.code.syntax import prompt_words_in
 from kaser.metrics.codebleu import codebleu, max_codebleu_to_rest
 from kaser.metrics.sets import error_match
 
@@ -209,7 +214,7 @@ class ErrorReward:
             rows.append((problem, completion_code(completions[row]), tuple(candidates)))
         if len(completions) != len(rows):
             raise ValueError(f"error_reward: {len(completions)} completions, {len(rows)} label lists")
-        cut = truncated(completion_ids, self.stop_token_ids, len(rows), completions)
+        cut = unpaid(completion_ids, self.stop_token_ids, len(rows), completions)
         judged = [i for i in range(len(rows)) if not cut[i]]
         verdicts = dict(zip(judged, judge_verdicts(self.judge, [rows[i] for i in judged])))
         rewards = []
@@ -284,9 +289,21 @@ def truncated(completion_ids: list | None, stop_token_ids: frozenset[int] | None
     return [not ids or ids[-1] not in stop_token_ids for ids in completion_ids]
 
 
+def unpaid(completion_ids: list | None, stop_token_ids: frozenset[int] | None, count: int,
+           completions: list) -> list[bool]:
+    """Per completion: whether it earns no reward at all, being cut off by the budget (as
+    `truncated` tells) or writing the prompt's words as code (departure 8).
+
+    >>> unpaid(None, None, 3, ["def f(kc):\\n    return kc", "def f(n):\\n    return n", ""])
+    [True, False, False]
+    """
+    cut = truncated(completion_ids, stop_token_ids, count, completions)
+    return [off or bool(prompt_words_in(completion_code(c))) for off, c in zip(cut, completions, strict=True)]
+
+
 class PaidWhenFinished:
     """A reward function that pays 0 to every completion the token budget cut off (departure 6)
-    and what `reward` says to the rest. Told apart as `truncated` does: the completion's own
+    or that writes the prompt's words as code (departure 8), and what `reward` says to the rest. Told apart as `truncated` does: the completion's own
     flag, else its last token id against `stop_token_ids`. A class, not a closure, so that it
     pickles; `__name__` is the wrapped function's, as TRL logs it.
 
@@ -305,7 +322,7 @@ class PaidWhenFinished:
 
     def __call__(self, completions: list, completion_ids: list | None = None, **kwargs: Any) -> list[float]:
         values = self.reward(completions, **kwargs)
-        cut = truncated(completion_ids, self.stop_token_ids, len(values), completions)
+        cut = unpaid(completion_ids, self.stop_token_ids, len(values), completions)
         return [0.0 if off else value for off, value in zip(cut, values, strict=True)]
 
 
@@ -337,7 +354,7 @@ class PaidWhenValid:
                  completion_ids: list | None = None, **kwargs: Any) -> list[float]:
         values = self.reward(completions, problem_id=problem_id, candidate_errors=candidate_errors,
                              **kwargs)
-        cut = truncated(completion_ids, self.stop_token_ids, len(values), completions)
+        cut = unpaid(completion_ids, self.stop_token_ids, len(values), completions)
         finished = [i for i in range(len(values)) if not cut[i]]
         rows = [(problem_id[i], completion_code(completions[i]), tuple(candidate_errors[i] or ()))
                 for i in finished]
