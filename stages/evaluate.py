@@ -7,7 +7,8 @@ Reads params.yaml `evaluate` (methods, K values, embedding model, the evaluation
 with one model and evaluated with another), `judge` and `annotate` (the static judge's settings)
 and the `llm` keys that shape an answer (the openai judge);
 data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
-problem_errors.json and data/<ds>/predictions/<method>.parquet for each listed method.
+problem_errors.json, mastery.parquet (the knowledge stage's estimates, for the student-following
+scores) and data/<ds>/predictions/<method>.parquet for each listed method.
 Writes reports/<ds>/metrics.json (DVC metrics: method -> metric -> mean over folds),
 reports/<ds>/evaluation.json (std, CIs, per-fold values, t-tests, directions),
 reports/<ds>/pair_scores.csv and problem_scores.csv (one row per method and test pair / problem:
@@ -30,7 +31,7 @@ import polars as pl
 from _judge import judge_name, open_judge
 from _runner import Stage, run
 from kaser import InputError
-from kaser.data.contracts import read_dataset
+from kaser.data.contracts import read_dataset, read_table
 from kaser.embeddings import EmbeddingCache
 from kaser.evaluation.scoring import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
 from kaser.evaluation.summary import unit_scores
@@ -61,7 +62,9 @@ def main(dataset: str) -> None:
     predictions = {method: read_predictions(folder, method) for method in params.methods}
     problems, submissions = read_dataset(folder)
     error_labels, submission_errors, candidates = _read_cluster_outputs(folder)
-    truth = read_truth(problems, submissions, submission_errors, error_labels)
+    mastery = read_table(folder / "mastery.parquet", {"student_id", "problem_id", "mastery"},
+                         "run the knowledge stage first")
+    truth = read_truth(problems, submissions, submission_errors, error_labels, mastery)
     judged_path, embeddings_path = folder / "judged_predictions.parquet", folder / "prediction_embeddings.npz"
     cache = pl.read_parquet(judged_path) if judged_path.is_file() else None
     embeddings = EmbeddingCache.read(embeddings_path, params.embedding_model)

@@ -316,6 +316,41 @@ def study_table(evaluation: Mapping) -> str:
                            "p", "p (Holm)", "MDE"], rows)
 
 
+def _point(entry: Mapping | None, signed: bool = False) -> str:
+    if not entry or entry.get("value") is None:
+        return "–"
+    value = f"{entry['value']:+.3f}" if signed else f"{entry['value']:.3f}"
+    bounds = entry.get("ci95_problems")
+    return value + (f" [{bounds[0]:.3f}, {bounds[1]:.3f}]" if bounds else "")
+
+
+def following_table(evaluation: Mapping) -> str:
+    """evaluation.json `follows_student` (kaser.evaluation.following): per method, the pass rate,
+    the AUC of the pass rate for the real outcome, its slope on the mastery estimate within a
+    problem, all-pairs IoU beside a student-blind hedge, and the shares of samples with the
+    prompt's words or without a return; a last row gives the real codes' values."""
+    following = evaluation.get("follows_student")
+    if not following:
+        return "_Not in evaluation.json: rerun the evaluate stage._"
+    k = max(evaluation["k_values"])
+    truth = following.get("truth", {})
+    metrics = evaluation["methods"]
+    rows = []
+    for method in method_order(list(following["methods"])):
+        scores = following["methods"][method]
+        iou_all = (metrics.get(method, {}).get("metrics", {}).get(f"iou_all@{k}") or {}).get("mean")
+        rows.append([label(method), _point(scores.get("pass_rate@1")), _point(scores.get("pass_auc@1")),
+                     _point(scores.get(f"pass_auc@{k}")), _point(scores.get("pass_slope@1"), True),
+                     cell(iou_all), _point(scores.get(f"iou_all_hedged@{k}")),
+                     _point(scores.get("prompt_word_share")), _point(scores.get("no_return_share"))])
+    rows.append(["Real codes", _point(truth.get("real_pass_rate")), _point(truth.get("mastery_auc")),
+                 "–", _point(truth.get("real_pass_slope"), True), "–", "–", "0.000",
+                 _point(truth.get("real_no_return_share"))])
+    return markdown_table(["Model", "pass rate (K = 1)", "pass AUC@1 ↑", f"pass AUC@{k} ↑",
+                           "pass slope / SD mastery", f"IoU@{k} all pairs", f"… of a hedge",
+                           "prompt words ↓", "no return"], rows)
+
+
 def study_section(evaluation: Mapping) -> str:
     """The "CPU study" part of a dataset's section: how much the run can tell."""
     correction = evaluation.get("correction", {})
@@ -409,6 +444,17 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
         f"_{paper_label(paper_name)}:_",
         paper_table(PAPER_TABLE3[paper_name], [t for t, _, _ in TABLE3_COLUMNS],
                     [True, True, True, False], [d for _, _, d in TABLE3_COLUMNS]),
+        "### Does it follow the student?",
+        "A simulator that ignores the student can score on all-pairs IoU by writing one correct code "
+        "among its K, so these scores ask whether its samples pass *for the students who pass*. "
+        "pass AUC: how well a pair's predicted pass rate (share of its samples the judge finds free "
+        "of every error) ranks the real outcome (0.5: blind to the student; the real codes' row: "
+        "the AUC of the mastery estimate itself). pass slope: the change in that rate per SD of the "
+        "knowledge stage's mastery estimate within a problem (the real codes' row is the target). "
+        "… of a hedge: the all-pairs IoU of the same method's first K − 1 samples plus the "
+        "reference solution, a student-blind hedge. prompt words: share of samples that write "
+        "`kc` or `mastery` as code. Brackets: 95% intervals over problems (bootstrap).",
+        following_table(evaluation),
         "### KASER vs Student SFT", comparison_sentence(dataset, evaluation),
         "### CPU study: confidence intervals, corrected tests, detectable effects",
         study_section(evaluation),

@@ -61,6 +61,18 @@ kaser.evaluation.summary's):
    function name is not one: kaser.errors.judge, departure 3), per pair (Table 1) and per
    problem (Table 3); the diversity metrics (cosine distance, CodeBLEU^∁_max) use valid codes
    only, so non-code cannot look diverse.
+10. Not in the paper: whether a method follows the student (kaser.evaluation.following): per
+   pair the pass rate of the first k samples (`pass_rate@k`, a sample passes when the judge
+   finds it free of every error), the all-pairs IoU of a student-blind hedge (`iou_all_hedged@k`:
+   the first k − 1 samples plus the reference solution, which matches every correct pair), the
+   share of samples that write the prompt's words as code (`prompt_word_share`,
+   kaser.code.syntax.prompt_words_in) and of samples without a `return` (`no_return_share`,
+   beside the real code's `real_no_return`), and the knowledge stage's mastery estimate of the
+   pair (`mastery_estimate`, the mean over the problem's KCs; null without mastery.parquet);
+   over pairs, the AUC of the pass rate for the real outcome and its slope on the estimate
+   within a problem, in evaluation.json `follows_student` and metrics.json. Per problem, the
+   class-level view: `error_rate_rmse` (each error type's share of samples against its share
+   of real codes) and `pass_rate_error`, over every sample, so per sample rather than best of K.
 """
 
 from __future__ import annotations
@@ -68,6 +80,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,12 +91,15 @@ from tqdm import tqdm
 
 from kaser import InputError, methods
 from kaser.errors.cluster import join_submission_errors
+from kaser.code.syntax import prompt_words_in
 from kaser.errors.static_annotator import WRONG_NAME
 from kaser.data.contracts import kc_vocabulary
 from kaser.metrics.pair_metrics import CategoryCounts, best_of_k, category_counts, knowledge_alignment
 from kaser.metrics.codebleu import max_codebleu_to_rest
-from kaser.metrics.sets import error_recall
-from kaser.metrics.problem_metrics import chi2_distance, coverage_iou, mean_cosine_distance
+from kaser.metrics.sets import error_match, error_recall
+from kaser.metrics.problem_metrics import (chi2_distance, coverage_iou, error_rate_rmse,
+                                           mean_cosine_distance, pass_rate_error)
+from kaser.evaluation.following import student_following, truth_following
 from kaser.evaluation.summary import PROBLEM_METRICS, MethodResult, summarise
 from kaser.methods import REFERENCE_METHOD
 from kaser.taxonomy import CATEGORIES
@@ -97,6 +113,7 @@ PREDICTION_SCHEMA = {"split": pl.String, "fold": pl.Int64, "student_id": pl.Stri
                      "method": pl.String}
 # optional: the generate stage marks a completion the token budget cut off (null: not known)
 TRUNCATED = "truncated"
+RETURN = re.compile(r"\breturn\b")   # a code that never says `return` hands nothing back
 
 # judge(problem_id, codes) -> for each code a kaser.errors.judge.Verdict (errors: the candidate
 # labels in it; clean; valid; diagnosed: every label found)
@@ -121,7 +138,8 @@ class EvaluateParams:
 class Truth:
     """What the predictions are scored against, for one dataset."""
 
-    pairs: pl.DataFrame                      # student_id, problem_id, code, correct, errors[, true_mastery]
+    pairs: pl.DataFrame                      # student_id, problem_id, code, correct, errors,
+                                             # mastery_estimate[, true_mastery]
     language: dict[str, str]                 # problem_id -> "java" | "python"
     category_of: dict[str, str]              # cluster label -> Syntax | Runtime | Logical
     error_kcs: dict[str, dict[str, list[str]]] | None   # problem -> label -> KCs (synthetic only)
@@ -168,11 +186,13 @@ def read_predictions(folder: Path, method: str) -> pl.DataFrame:
 
 
 def read_truth(problems: pl.DataFrame, submissions: pl.DataFrame, submission_errors: pl.DataFrame,
-               error_labels: pl.DataFrame) -> Truth:
-    """Ground truth of every real pair: code, correctness, cluster-label errors, true mastery."""
+               error_labels: pl.DataFrame, mastery: pl.DataFrame | None = None) -> Truth:
+    """Ground truth of every real pair: code, correctness, cluster-label errors, true mastery,
+    and the knowledge stage's estimate (`mastery`: its table; None leaves `mastery_estimate` null)."""
     keep = [c for c in ("student_id", "problem_id", "code", "correct", "true_mastery")
             if c in submissions.columns]
     pairs = join_submission_errors(submissions.select(keep), submission_errors)
+    pairs = pairs.join(mastery_estimates(problems, mastery), on=["student_id", "problem_id"], how="left")
     category_of: dict[str, str] = {}
     for row in error_labels.sort("category", "label").iter_rows(named=True):
         category_of.setdefault(row["cluster_label"], row["category"])
@@ -180,6 +200,27 @@ def read_truth(problems: pl.DataFrame, submissions: pl.DataFrame, submission_err
                  if "true_mastery" in submissions.columns else None)
     return Truth(pairs, dict(zip(problems["problem_id"], problems["language"])), category_of,
                  error_kcs, kc_vocabulary(problems))
+
+
+def mastery_estimates(problems: pl.DataFrame, mastery: pl.DataFrame | None) -> pl.DataFrame:
+    """student_id, problem_id, mastery_estimate: the mean of the knowledge stage's estimate over
+    the problem's KCs (departure 10); empty without a table.
+
+    >>> problems = pl.DataFrame({"problem_id": ["p", "q"], "kcs": [["b"], ["a", "b"]]})
+    >>> table = pl.DataFrame({"student_id": ["s", "s"], "problem_id": ["p", "q"],
+    ...                       "mastery": [[0.2, 0.6], [0.2, 0.6]]})   # vocabulary [a, b]
+    >>> mastery_estimates(problems, table)["mastery_estimate"].to_list()
+    [0.6, 0.4]
+    """
+    schema = {"student_id": pl.String, "problem_id": pl.String, "mastery_estimate": pl.Float64}
+    if mastery is None:
+        return pl.DataFrame(schema=schema)
+    vocabulary = {kc: i for i, kc in enumerate(kc_vocabulary(problems))}
+    kcs_of = dict(zip(problems["problem_id"].to_list(), problems["kcs"].to_list()))
+    rows = [(student, problem, float(np.mean([vector[vocabulary[kc]] for kc in kcs_of[problem]]))
+             if kcs_of.get(problem) else None)
+            for student, problem, vector in mastery.select("student_id", "problem_id", "mastery").iter_rows()]
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def problem_error_kcs(problems: pl.DataFrame, error_labels: pl.DataFrame
@@ -314,6 +355,8 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
                              f"{max(k_values)}; generate more samples or lower k_values",
                              file="predictions", column="sample")
         row = {key: pair[key] for key in ("fold", "student_id", "problem_id", "correct")}
+        matches = [error_match(errors, real_errors, clean, pair["correct"])
+                   for errors, clean in zip(sample_errors, pair["sample_clean"])]
         for k in k_values:
             scores = best_of_k(pair["real_code"], real_errors, pair["codes"], sample_errors, k, language,
                                sample_clean=pair["sample_clean"], truth_correct=pair["correct"])
@@ -322,6 +365,13 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
             recalls = [error_recall(found, real_errors) for found in pair["sample_diagnosed"][:k]]
             row[f"error_recall@{k}"] = (None if pair["correct"] or recalls[0] is None
                                         else max(recalls))
+            # departure 10: what passes, and what a hedge with the reference solution would score
+            row[f"pass_rate@{k}"] = float(np.mean(pair["sample_clean"][:k]))
+            row[f"iou_all_hedged@{k}"] = 1.0 if pair["correct"] else max(matches[:k - 1], default=0.0)
+        row["mastery_estimate"] = pair.get("mastery_estimate")
+        row["prompt_word_share"] = float(np.mean([bool(prompt_words_in(c)) for c in pair["codes"]]))
+        row["no_return_share"] = float(np.mean([not RETURN.search(c) for c in pair["codes"]]))
+        row["real_no_return"] = float(not RETURN.search(pair["real_code"]))
         row["valid_share"] = float(np.mean(pair["sample_valid"]))
         row["wrong_name_share"] = float(np.mean([WRONG_NAME in (found or ())
                                                  for found in pair["sample_diagnosed"]]))
@@ -341,6 +391,9 @@ def pair_table(judged: pl.DataFrame, truth: Truth, k_values: Sequence[int],
     schema |= {f"{name}@{k}": pl.Float64 for name in ("codebleu", "iou_all", "iou_incorrect")
                for k in k_values}
     schema |= {f"error_recall@{k}": pl.Float64 for k in k_values}
+    schema |= {f"{name}@{k}": pl.Float64 for k in k_values for name in ("pass_rate", "iou_all_hedged")}
+    schema |= dict.fromkeys(("mastery_estimate", "prompt_word_share", "no_return_share",
+                             "real_no_return"), pl.Float64)
     schema |= {"valid_share": pl.Float64, "wrong_name_share": pl.Float64, "real_valid": pl.Float64,
                "truncated_share": pl.Float64}
     schema |= {"knowledge_alignment": pl.Float64}
@@ -388,12 +441,13 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
                   max_codes_per_problem: int = 100, seed: int = 0) -> pl.DataFrame:
     """Per test problem: fold, problem_id, n_real, n_predicted, coverage_iou, chi2_distance,
     cosine_distance and codebleu_complement_max over the valid predicted codes (null with fewer
-    than 2), problem_valid_share, on the split `per_problem_split` picks."""
+    than 2), problem_valid_share, error_rate_rmse and pass_rate_error (departure 10), on the
+    split `per_problem_split` picks."""
     split = per_problem_split(judged)
     pairs = _with_truth(_samples(judged, split), truth, split)
     rows = []
     groups = pairs.group_by("fold", "problem_id", maintain_order=True).agg(
-        "real_errors", pl.col("codes").explode(), pl.col("sample_errors").explode(),
+        "real_errors", "correct", pl.col("codes").explode(), pl.col("sample_errors").explode(),
         pl.col("sample_valid").explode(), pl.col("sample_clean").explode(),
         pl.col("sample_truncated").explode())
     for row in tqdm(groups.sort("fold", "problem_id").iter_rows(named=True), total=groups.height,
@@ -415,6 +469,9 @@ def problem_table(judged: pl.DataFrame, truth: Truth, embed: EmbedCodes,
             "codebleu_complement_max": (codebleu_diversity(drawn, truth.language[row["problem_id"]])
                                         if diverse else None),
             "problem_valid_share": float(np.mean(row["sample_valid"])),
+            # departure 10: the class-level view, over every sample (a cut-off one has no error)
+            "error_rate_rmse": error_rate_rmse([set(e) for e in row["sample_errors"]], real),
+            "pass_rate_error": pass_rate_error(row["sample_clean"], row["correct"]),
         })
     schema = {"fold": pl.Int64, "problem_id": pl.String, "n_real": pl.Int64,
               "n_predicted": pl.Int64} | dict.fromkeys(PROBLEM_METRICS, pl.Float64)
@@ -463,6 +520,12 @@ def evaluate_dataset(truth: Truth, predictions: Mapping[str, pl.DataFrame],
                  truth_alignment(truth, first.pairs, params.mastery_threshold)}
     metrics, evaluation = summarise(results, params.significance, params.k_values, reference)
     evaluation["judge"] = judge_name
+    evaluation["follows_student"] = following = {
+        "methods": {m: student_following(r.pairs, params.k_values, params.seed) for m, r in results.items()},
+        "truth": truth_following(first.pairs, params.seed)}
+    for method, scores in following["methods"].items():   # the point values, for dvc metrics diff
+        metrics[method] |= {name: entry["value"] for name, entry in scores.items()
+                            if isinstance(entry, dict) and entry["value"] is not None}
     return metrics, evaluation, cache if cache is not None else pl.DataFrame(schema=JUDGED_SCHEMA)
 
 

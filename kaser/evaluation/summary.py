@@ -62,7 +62,7 @@ from kaser.metrics.problem_metrics import HIGHER_IS_BETTER as PROBLEM_HIGHER_IS_
 from kaser.taxonomy import CATEGORIES
 
 PROBLEM_METRICS = ("coverage_iou", "chi2_distance", "cosine_distance", "codebleu_complement_max",
-                   "problem_valid_share")
+                   "problem_valid_share", "error_rate_rmse", "pass_rate_error")
 MIN_FOLDS_FOR_FOLD_TEST = 3
 CONFIDENCE = 0.95
 POWER = 0.8
@@ -293,8 +293,8 @@ def problem_fold_values(problems: pl.DataFrame) -> dict[int, dict[str, float]]:
     if problems.is_empty():
         return result
     for (fold,), part in problems.group_by("fold", maintain_order=True):
-        result[int(fold)] = {name: float(part[name].drop_nulls().mean())
-                             for name in PROBLEM_METRICS if part[name].drop_nulls().len()}
+        result[int(fold)] = {name: float(part[name].drop_nulls().mean()) for name in PROBLEM_METRICS
+                             if name in part.columns and part[name].drop_nulls().len()}
     return dict(sorted(result.items()))
 
 

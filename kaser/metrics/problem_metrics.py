@@ -26,7 +26,8 @@ from kaser.metrics.codebleu import max_codebleu_to_rest
 from kaser.metrics.sets import iou
 
 HIGHER_IS_BETTER = {"coverage_iou": True, "chi2_distance": False, "cosine_distance": True,
-                    "codebleu_complement_max": True}
+                    "codebleu_complement_max": True, "error_rate_rmse": False,
+                    "pass_rate_error": False}
 
 
 def coverage_iou(predicted_errors: Sequence[set[str]], real_errors: Sequence[set[str]],
@@ -44,6 +45,41 @@ def coverage_iou(predicted_errors: Sequence[set[str]], real_errors: Sequence[set
     if not predicted and not real and predicted_clean is not None:
         return 1.0 if all(predicted_clean) else 0.0
     return iou(predicted, real)
+
+
+def error_rate_rmse(predicted_errors: Sequence[set[str]], real_errors: Sequence[set[str]]) -> float:
+    """Root mean square difference, over the labels seen on either side, between the share of
+    predicted codes with a label and the share of real codes with it: how far the simulated class
+    is from the real one, error type by error type (the class-level view of CodeInsights-style
+    rate errors). 0 when neither side has an error. Each predicted code counts once, so with K
+    samples a pair the rate is per sample, not best of K.
+
+    >>> error_rate_rmse([{"A"}, set(), set(), set()], [{"A"}, set()])   # A: 0.25 vs 0.5
+    0.25
+    >>> error_rate_rmse([{"A"}, {"B"}], [{"B"}, {"A"}])                 # same rates, other codes
+    0.0
+    """
+    if not predicted_errors or not real_errors:
+        raise ValueError("error_rate_rmse needs at least one predicted and one real code")
+    p = Counter(label for errors in predicted_errors for label in errors)
+    q = Counter(label for errors in real_errors for label in errors)
+    labels = set(p) | set(q)
+    if not labels:
+        return 0.0
+    gaps = [p[label] / len(predicted_errors) - q[label] / len(real_errors) for label in labels]
+    return float(np.sqrt(np.mean(np.square(gaps))))
+
+
+def pass_rate_error(predicted_clean: Sequence[bool], real_correct: Sequence[bool]) -> float:
+    """|share of predicted codes the judge finds free of every error − share of real codes that
+    are correct| on one problem.
+
+    >>> pass_rate_error([True, False, False, False], [True, False])
+    0.25
+    """
+    if not predicted_clean or not real_correct:
+        raise ValueError("pass_rate_error needs at least one predicted and one real code")
+    return abs(float(np.mean(predicted_clean)) - float(np.mean(real_correct)))
 
 
 def chi2_distance(predicted_errors: Sequence[set[str]], real_errors: Sequence[set[str]]) -> float:
