@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kaser-installed
 
-.PHONY: install install-llama repro study study-seed test test-fast test-vllm bench dvc-deps clean-venv
+.PHONY: install install-llama repro study study-seed study-intervention test test-fast test-vllm bench dvc-deps clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,11 @@ study-seed: $(STAMP)
 	  $(STUDY_SET) -S grpo.seed=$(STUDY_SEED) report@synthetic-python
 	$(call copy_study,$(STUDY_SEED_DIR),kaser)
 	date -u +"study-seed end %FT%TZ"
+
+# The intervention study (docs/experiments-and-studies.md): one KC of the profile at 0.1 and at 0.9,
+# on the adapters `make repro` trained; resumes where a stopped run left off (scratch/intervention/).
+study-intervention: $(STAMP)
+	PYTHONHASHSEED=0 $(BIN)/python studies/intervention.py --pairs 300
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2

@@ -118,18 +118,13 @@ def smoke_inputs(work: Path):
     """A tiny random model with a LoRA adapter as its "SFT adapter", and labelled toy pairs of a
     small synthetic Python population (errors: the generator's true errors)."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from peft import LoraConfig, get_peft_model
-    from tiny_lm import tiny_model_folder
+    from tiny_lm import tiny_model_with_adapter
 
     from kaser.data.synth import generate
-    from kaser.predictor.base_model import load_model
     from kaser.predictor.grpo import with_errors
     from kaser.predictor.prompt import student_pairs
 
-    base = tiny_model_folder()
-    model, _ = load_model(base, dtype="float32", trainable=True)
-    get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
-                                     task_type="CAUSAL_LM")).save_pretrained(work / "sft")
+    base = tiny_model_with_adapter(work / "sft")
     problems, submissions = generate("python", students=6, problems=3, seed=0)
     mastery = submissions.select("student_id", "problem_id", pl.col("true_mastery").alias("mastery"))
     errors = submissions.select("student_id", "problem_id", pl.col("true_errors").alias("errors"))

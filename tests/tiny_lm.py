@@ -79,6 +79,20 @@ def tiny_model_folder(ending: bool = False) -> Path:
     return folder
 
 
+def tiny_model_with_adapter(adapter: Path) -> Path:
+    """`tiny_model_folder()` with a fresh LoRA adapter of it saved to `adapter` (the smoke runs'
+    stand-in for a trained SFT adapter); returns the model folder."""
+    from peft import LoraConfig, get_peft_model
+
+    from kaser.predictor.base_model import load_model
+
+    base = tiny_model_folder()
+    model, _ = load_model(base, dtype="float32", trainable=True)
+    get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+                                     task_type="CAUSAL_LM")).save_pretrained(adapter)
+    return base
+
+
 def lora_state(model) -> dict:
     """Copies of every LoRA tensor of a PEFT model, by name."""
     return {name: p.detach().clone() for name, p in model.named_parameters() if "lora_" in name}
