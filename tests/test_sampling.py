@@ -9,7 +9,7 @@ import pytest
 from kaser import InputError
 from kaser.predictor.base_model import load_model
 from kaser.predictor.sampling import (Completion, GenerateParams, data_budget, generate_batched, prediction_rows,
-                                     resolve_budget, sample_completions, stop_token_ids)
+                                     redraw_leaks, resolve_budget, sample_completions, stop_token_ids)
 from kaser.predictor.prompt import build_prompt_text
 from tiny_lm import tiny_model_folder
 
@@ -126,3 +126,26 @@ def test_prediction_rows_carry_truncation():
     pairs = pl.DataFrame({"student_id": ["s1"], "problem_id": ["p1"]})
     rows = prediction_rows(pairs, [[Completion("int x", True), Completion("int y;", False), "z"]], "kaser")
     assert rows["truncated"].to_list() == [True, False, None]
+
+
+def test_redraw_replaces_only_leaking_slots_of_leaking_prompts():
+    asked = []
+
+    def draw(chosen, round_):
+        asked.append((chosen, round_))
+        fresh = {1: ["```python\nkc_total = 1\n```", "ok1"], 2: ["# mastery 0.4", "still kc"]}[round_]
+        return [[Completion(text) for text in fresh] for _ in chosen]
+
+    drawn = [[Completion("a"), Completion("b")],
+             [Completion("x = 1  # KC 1: loops"), Completion("c")],
+             [Completion("```python\nmastery = 2\n```"), Completion("kcs = []")]]
+    out = redraw_leaks(drawn, draw, redraws=2)
+    assert out[0] == ["a", "b"] and out[1] == ["ok1", "c"]
+    assert out[2] == ["ok1", "kcs = []"]     # one clean text for two leaking slots; round 2 had none
+    assert asked == [([1, 2], 1), ([2], 2)]  # only the prompts with a leak are drawn again
+    assert drawn[1][0] == "x = 1  # KC 1: loops"   # the caller's lists are not changed
+
+
+def test_negative_redraws_are_refused():
+    with pytest.raises(InputError, match="redraws"):
+        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(redraws=-1, max_new_tokens=2))

@@ -453,7 +453,8 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
         "knowledge stage's mastery estimate within a problem (the real codes' row is the target). "
         "… of a hedge: the all-pairs IoU of the same method's first K − 1 samples plus the "
         "reference solution, a student-blind hedge. prompt words: share of samples that write "
-        "`kc` or `mastery` as code. Brackets: 95% intervals over problems (bootstrap).",
+        "`kc` or `mastery` as code, after up to params.yaml `generate.redraws` draws again. "
+        "Brackets: 95% intervals over problems (bootstrap).",
         following_table(evaluation),
         "### KASER vs Student SFT", comparison_sentence(dataset, evaluation),
         "### CPU study: confidence intervals, corrected tests, detectable effects",

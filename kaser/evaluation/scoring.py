@@ -66,7 +66,8 @@ kaser.evaluation.summary's):
    finds it free of every error), the all-pairs IoU of a student-blind hedge (`iou_all_hedged@k`:
    the first k − 1 samples plus the reference solution, which matches every correct pair), the
    share of samples that write the prompt's words as code (`prompt_word_share`,
-   kaser.code.syntax.prompt_words_in) and of samples without a `return` (`no_return_share`,
+   kaser.code.syntax.prompt_words_in; what sampling's redraws left, kaser.predictor.sampling
+   departure 3) and of samples without a `return` (`no_return_share`,
    beside the real code's `real_no_return`), and the knowledge stage's mastery estimate of the
    pair (`mastery_estimate`, the mean over the problem's KCs; null without mastery.parquet);
    over pairs, the AUC of the pass rate for the real outcome and its slope on the estimate

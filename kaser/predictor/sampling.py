@@ -44,10 +44,17 @@ Departures from the authors' code, and why:
    1,500 codes sampled that way did, and 56.5% parsed, against 82.4% of the same adapter's
    codes sampled with ctranslate2, whose penalty left the prompt out
    (reports/study-student-python/earlier/grpo-seed-2/README.md).
+3. A completion that writes the prompt's own words (`kaser.code.syntax.prompt_words_in`: "kc",
+   "mastery" in a name, a string or a comment) is drawn again, up to `redraws` times, each time
+   with the next seed (`redraw_leaks`). No student writes them; the CPU default's adapters
+   did in 1.4-2.8% of their codes (the intervention study's 13,500 samples), mostly by
+   copying the prompt's "mastery level on ... is 0.39" into a comment. The evaluation reports
+   the share that is left (`prompt_word_share`); GRPO's rewards pay such completions nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,6 +64,7 @@ from tqdm import tqdm
 
 from kaser import InputError
 from kaser.predictor.base_model import stop_token_ids
+from kaser.code.syntax import prompt_words_in
 from kaser.predictor.rewards import completion_code
 from kaser.predictor.prompt import pair_messages
 
@@ -135,12 +143,14 @@ class GenerateParams:
     workers: int = 2                   # ctranslate2: generators decoding at the same time
     max_pairs: int | None = 5
     seed: int = 0
+    redraws: int = 2                   # draws again of a completion that writes the prompt's words
 
 
 def sample_completions(model_path, adapter, prompts: list[str], params: GenerateParams,
                        dtype: str = "auto") -> list[list[Completion]]:
     """K completion texts for each prompt text (chat template already applied), each a
-    `Completion` that says whether the budget cut it off."""
+    `Completion` that says whether the budget cut it off; one that writes the prompt's words is
+    drawn again (`redraw_leaks`, departure 3)."""
     if params.backend not in BACKENDS:
         raise InputError(f"unknown backend {params.backend!r}; choose one of {', '.join(BACKENDS)}")
     if params.k < 1:
@@ -148,8 +158,49 @@ def sample_completions(model_path, adapter, prompts: list[str], params: Generate
     if not isinstance(params.max_new_tokens, int):
         raise InputError(f"max_new_tokens {params.max_new_tokens!r} must be resolved to a number "
                          "first (resolve_budget)")
+    if params.redraws < 0:
+        raise InputError(f"redraws must be 0 or more, not {params.redraws}", file="params.yaml:generate")
     if not prompts:
         return []
+
+    def draw(chosen: list[int], round_: int) -> list[list[Completion]]:
+        return _draw(model_path, adapter, [prompts[i] for i in chosen],
+                     dataclasses.replace(params, seed=params.seed + round_), dtype)
+
+    # greedy decoding (temperature 0) gives the same completion under any seed
+    rounds = params.redraws if params.temperature > 0 else 0
+    return redraw_leaks(draw(list(range(len(prompts))), 0), draw, rounds)
+
+
+def redraw_leaks(drawn: list[list[Completion]], draw, redraws: int) -> list[list[Completion]]:
+    """`drawn` (K completions per prompt) with each completion that writes the prompt's words
+    replaced by the first clean one that `draw(prompt indices, round)` gives for its prompt, in
+    the same slot, over at most `redraws` rounds; one still unclean after them is kept.
+
+    >>> def draw(chosen, round_):
+    ...     return [[Completion(f"x{round_}"), Completion("mastery = 1")] for _ in chosen]
+    >>> redraw_leaks([[Completion("kc = 0"), Completion("y")]], draw, 2)
+    [['x1', 'y']]
+    >>> redraw_leaks([[Completion("kc = 0")]], draw, 0)
+    [['kc = 0']]
+    """
+    drawn = [list(own) for own in drawn]
+    for round_ in range(1, redraws + 1):
+        leaks = {i: [j for j, text in enumerate(own) if prompt_words_in(completion_code(text))]
+                 for i, own in enumerate(drawn)}
+        chosen = [i for i, slots in leaks.items() if slots]
+        if not chosen:
+            break
+        for i, fresh in zip(chosen, draw(chosen, round_)):
+            clean = [text for text in fresh if not prompt_words_in(completion_code(text))]
+            for slot, text in zip(leaks[i], clean):
+                drawn[i][slot] = text
+    return drawn
+
+
+def _draw(model_path, adapter, prompts: list[str], params: GenerateParams,
+          dtype: str) -> list[list[Completion]]:
+    """One draw of K completions per prompt from the chosen backend."""
     if params.backend == "vllm":
         return _vllm_completions(model_path, adapter, prompts, params, dtype)
     if params.backend == "transformers":
@@ -175,7 +226,6 @@ def _decoding(params: GenerateParams) -> dict:
 
 def resolve_budget(params: GenerateParams, tokenizer, submissions: pl.DataFrame) -> GenerateParams:
     """`params` with `max_new_tokens: auto` replaced by the data's budget (`data_budget`)."""
-    import dataclasses
     if params.max_new_tokens != AUTO:
         if not isinstance(params.max_new_tokens, int) or params.max_new_tokens < 1:
             raise InputError(f"max_new_tokens must be a positive number or {AUTO!r}, "
