@@ -31,6 +31,9 @@ Departures from the authors' code, and why:
    off by the budget gets reward 0 (kaser.predictor.rewards, departure 6), and the rows
    carry the real code's correctness (`correct`) so that the error reward matches a correct
    student only with a completion the judge finds free of every error.
+5. No repetition penalty during training either (`repetition_penalty: 1.0`; theirs 1.1), as at
+   sampling (kaser.predictor.sampling, departure 4): the rollouts GRPO learns from should be
+   drawn as the evaluated codes are.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ class GrpoParams:
     temperature: float = 0.7
     top_k: int = 40
     top_p: float = 1.0
-    repetition_penalty: float = 1.1
+    repetition_penalty: float = 1.0
     max_completion_length: int | str = "auto"   # or a number of tokens; auto: completion_budget of the data
     budget_percentile: float = 99.0          # with auto: percentile of the first submissions' tokens
     budget_cap: int = 1024                   # with auto: at most this many completion tokens

@@ -50,6 +50,12 @@ Departures from the authors' code, and why:
    did in 1.4-2.8% of their codes (the intervention study's 13,500 samples), mostly by
    copying the prompt's "mastery level on ... is 0.39" into a comment. The evaluation reports
    the share that is left (`prompt_word_share`); GRPO's rewards pay such completions nothing.
+4. No repetition penalty (`repetition_penalty: 1.0`; theirs 1.1). A penalty on every token the
+   completion has written also falls on what code must repeat: a declared name, `;`, `}`.
+   On the synthetic Java benchmark the CPU default's KASER adapter at 1.1 invented names for
+   declared ones ("cannot find symbol") and left blocks open: 29.8% of 198 samples compiled,
+   against 59.0% of 195 at 1.0 (same 40 pairs, same seed) and 80.5% of the real first
+   submissions. The penalty stays a setting for paper-scale models.
 """
 
 from __future__ import annotations
@@ -135,7 +141,7 @@ class GenerateParams:
     temperature: float = 0.7
     top_k: int = 40
     top_p: float = 1.0
-    repetition_penalty: float = 1.1
+    repetition_penalty: float = 1.0
     max_new_tokens: int | str = "auto"    # or a number of tokens; auto: completion_budget of the data
     budget_percentile: float = 99.0    # with auto: percentile of the first submissions' token counts
     budget_cap: int = 1024             # with auto: never more new tokens than this
