@@ -26,6 +26,7 @@ CASES = [   # script, arguments after --smoke, marks
     ("annotate_speed.py", [], []),
     ("derived_kcs.py", [], []),
     ("error_reward_gaming.py", [], []),
+    ("error_reward_signal.py", [], []),
     ("generate_speed.py", [], [slow]),        # ~15 s: tiny model and population, both engines
     ("gpu_check.py", ["--out", "{tmp}/gpu_check.json"], [slow]),   # ~35 s: tiny model, SFT + GRPO on CPU
     ("grpo_learns.py", ["--own-sft", "4", "-S", "sft.learning_rate=1e-3"], [slow]),   # ~30 s: tiny model,
