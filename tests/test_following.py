@@ -122,3 +122,18 @@ def test_the_report_shows_each_methods_scores_beside_the_real_codes(scores):
                         for name in ("KASER", "Student SFT", "Real codes"))
     assert kaser.split(" | ")[2].startswith("0.500") and sft.split(" | ")[2].startswith("1.000")
     assert real.split(" | ")[2].startswith("1.000")      # the mastery estimate's own AUC
+
+
+def test_the_report_puts_the_share_of_samples_that_parse_beside_the_real_codes_share():
+    from kaser.evaluation.report import following_table
+    broken = "def count(n)\n    return n"            # no colon: does not parse
+    pairs = pair_table(_judged(lambda i: [CORRECT, broken]), _truth(), (1, 2))
+    assert pairs["valid_share"].to_list() == [0.5] * 8 and pairs["real_valid"].to_list() == [1.0] * 8
+    evaluation = {"k_values": [1, 2], "methods": {},
+                  "follows_student": {"methods": {"kaser": student_following(pairs, (1, 2))},
+                                      "truth": truth_following(pairs)}}
+    lines = following_table(evaluation).splitlines()
+    header, kaser, real = (next(line for line in lines if line.startswith(f"| {name}"))
+                           for name in ("Model", "KASER", "Real codes"))
+    assert header.rstrip(" |").endswith("valid")
+    assert kaser.split(" | ")[-1].startswith("0.500") and real.split(" | ")[-1].startswith("1.000")

@@ -142,7 +142,7 @@ def student_following(pairs: pl.DataFrame, k_values: Sequence[int], seed: int = 
         result[f"pass_slope@{k}"] = (_entry(_pass_slope(f"pass_rate@{k}"), pairs, seed)
                                      if has_mastery else None)
         result[f"iou_all_hedged@{k}"] = _entry(_mean(f"iou_all_hedged@{k}"), pairs, seed)
-    for column in ("prompt_word_share", "no_return_share"):
+    for column in ("prompt_word_share", "no_return_share", "valid_share"):
         if column in pairs.columns:
             result[column] = _entry(_mean(column), pairs, seed)
     return result
@@ -152,7 +152,7 @@ def truth_following(pairs: pl.DataFrame, seed: int = 0) -> dict:
     """What the real codes of the same pairs do, the target of `student_following`: the real
     pass rate, the real correctness's slope on the mastery estimate within a problem, the AUC of
     the estimate itself for the real outcome (what the profile knows), and the real codes'
-    share without a `return`."""
+    shares without a `return` and valid (no Syntax-category error: they parse / compile)."""
     result: dict = {"real_pass_rate": _entry(_mean("correct"), pairs.with_columns(
         pl.col("correct").cast(pl.Float64)), seed)}
     if "mastery_estimate" in pairs.columns and pairs["mastery_estimate"].drop_nulls().len():
@@ -160,6 +160,7 @@ def truth_following(pairs: pl.DataFrame, seed: int = 0) -> dict:
         result["real_pass_slope"] = _entry(_pass_slope("correct"), known, seed)
         result["mastery_auc"] = _entry(
             lambda rows: auc(rows["mastery_estimate"].to_numpy(), rows["correct"].to_numpy()), known, seed)
-    if "real_no_return" in pairs.columns:
-        result["real_no_return_share"] = _entry(_mean("real_no_return"), pairs, seed)
+    for column in ("real_no_return", "real_valid"):
+        if column in pairs.columns:
+            result[f"{column}_share"] = _entry(_mean(column), pairs, seed)
     return result

@@ -328,7 +328,8 @@ def following_table(evaluation: Mapping) -> str:
     """evaluation.json `follows_student` (kaser.evaluation.following): per method, the pass rate,
     the AUC of the pass rate for the real outcome, its slope on the mastery estimate within a
     problem, all-pairs IoU beside a student-blind hedge, and the shares of samples with the
-    prompt's words or without a return; a last row gives the real codes' values."""
+    prompt's words, without a return, and valid (they parse / compile); a last row gives the
+    real codes' values."""
     following = evaluation.get("follows_student")
     if not following:
         return "_Not in evaluation.json: rerun the evaluate stage._"
@@ -342,13 +343,14 @@ def following_table(evaluation: Mapping) -> str:
         rows.append([label(method), _point(scores.get("pass_rate@1")), _point(scores.get("pass_auc@1")),
                      _point(scores.get(f"pass_auc@{k}")), _point(scores.get("pass_slope@1"), True),
                      cell(iou_all), _point(scores.get(f"iou_all_hedged@{k}")),
-                     _point(scores.get("prompt_word_share")), _point(scores.get("no_return_share"))])
+                     _point(scores.get("prompt_word_share")), _point(scores.get("no_return_share")),
+                     _point(scores.get("valid_share"))])
     rows.append(["Real codes", _point(truth.get("real_pass_rate")), _point(truth.get("mastery_auc")),
                  "–", _point(truth.get("real_pass_slope"), True), "–", "–", "0.000",
-                 _point(truth.get("real_no_return_share"))])
+                 _point(truth.get("real_no_return_share")), _point(truth.get("real_valid_share"))])
     return markdown_table(["Model", "pass rate (K = 1)", "pass AUC@1 ↑", f"pass AUC@{k} ↑",
                            "pass slope / SD mastery", f"IoU@{k} all pairs", f"… of a hedge",
-                           "prompt words ↓", "no return"], rows)
+                           "prompt words ↓", "no return", "valid"], rows)
 
 
 def study_section(evaluation: Mapping) -> str:
@@ -454,6 +456,8 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
         "… of a hedge: the all-pairs IoU of the same method's first K − 1 samples plus the "
         "reference solution, a student-blind hedge. prompt words: share of samples that write "
         "`kc` or `mastery` as code, after up to params.yaml `generate.redraws` draws again. "
+        "valid: share of samples that parse (Python) / compile (Java), beside the real codes' "
+        "share without a Syntax-category error. "
         "Brackets: 95% intervals over problems (bootstrap).",
         following_table(evaluation),
         "### KASER vs Student SFT", comparison_sentence(dataset, evaluation),
