@@ -30,9 +30,11 @@ from pathlib import Path
 
 from kaser import InputError, exit_on_error
 
+SYNTH_SIZES = ("students", "problems", "seed")   # kaser synth options that default to params.yaml
+
 # command -> "module:function"; the function takes the parsed argparse namespace.
 COMMANDS = {
-    "synth": "kaser.data.synth:synth_command",
+    "synth": "kaser.cli:synth_command",
     "ingest": "kaser.cli:ingest_command",
     "annotate": "kaser.cli:annotate_command",
     "cluster": "kaser.cli:cluster_command",
@@ -47,9 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("synth", help="generate a synthetic student population with known truth")
     p.add_argument("--language", choices=["java", "python"], required=True)
-    p.add_argument("--students", type=int, default=200)
-    p.add_argument("--problems", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
+    for name in SYNTH_SIZES:
+        p.add_argument(f"--{name}", type=int, default=None,
+                       help=f"default: {name} of the --params file's synthetic dataset in that language")
+    p.add_argument("--params", default="params.yaml", help="where the defaults are read")
     p.add_argument("--out", required=True, help="folder for problems.parquet and submissions.parquet")
 
     p = sub.add_parser("ingest", help="convert a raw public dataset to problems/submissions parquet")
@@ -141,6 +144,24 @@ def section(path, name: str, cls, params: dict | None = None):
 
 
 # ---------------------------------------------------------------- commands that take settings
+
+def synth_command(args) -> None:
+    """`kaser synth`: each of --students, --problems, --seed not given is read from the --params
+    file's `datasets` entry with source synthetic in that language, so a population made here
+    is the pipeline's."""
+    from kaser.data.synth import synth_command as write_population
+    missing = [name for name in SYNTH_SIZES if getattr(args, name) is None]
+    if missing:
+        entries = [entry for entry in (read_params(args.params).get("datasets") or {}).values()
+                   if isinstance(entry, dict) and entry.get("source") == "synthetic"
+                   and entry.get("language") == args.language]
+        if not entries:
+            raise InputError(f"`datasets` has no synthetic {args.language} entry to read the defaults "
+                             "from; give " + " ".join(f"--{name}" for name in missing), file=args.params)
+        for name in missing:
+            setattr(args, name, int(entries[0][name]))
+    write_population(args)
+
 
 def ingest_command(args) -> None:
     """`kaser ingest progsnap2|codeworkout|falconcode ROOT --out DIR`; the openai KC backend of

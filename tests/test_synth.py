@@ -280,3 +280,19 @@ def test_synth_command_writes_both_files_and_counts(tmp_path, capsys):
 def test_sizes_out_of_range_are_input_errors(students, problems):
     with pytest.raises(InputError):
         generate("python", students, problems, seed=0)
+
+
+def test_kaser_synth_takes_what_it_is_not_given_from_the_params_files_synthetic_dataset(tmp_path):
+    from kaser.cli import main
+    params = tmp_path / "params.yaml"
+    params.write_text("datasets:\n  mine:\n    source: synthetic\n    raw: kaser/data/synth\n"
+                      "    language: python\n    students: 3\n    problems: 2\n    seed: 5\n")
+    main(["synth", "--language", "python", "--params", str(params), "--out", str(tmp_path / "a")])
+    main(["synth", "--language", "python", "--students", "3", "--problems", "2", "--seed", "5",
+          "--params", str(tmp_path / "none.yaml"), "--out", str(tmp_path / "b")])   # all given: no file read
+    for name in ("problems.parquet", "submissions.parquet"):
+        assert pl.read_parquet(tmp_path / "a" / name).equals(pl.read_parquet(tmp_path / "b" / name))
+    with pytest.raises(SystemExit) as stop:     # no synthetic Java entry, and no --seed
+        main(["synth", "--language", "java", "--students", "3", "--problems", "2",
+              "--params", str(params), "--out", str(tmp_path / "c")])
+    assert stop.value.code == 2
