@@ -13,24 +13,31 @@ many training pairs (params.yaml `sft`, each `-S sft.key=value` laid over it; th
 adapter has seen 48 pairs, too few to write a clean program often, so its error reward rarely
 varies within a group):
 1. draws a fixed pool of `--pool` training pairs and a probe set of `--probe` test pairs (unseen
-   students' pairs with the student split), both seeded;
+   students' pairs with the student split; half of them, as far as there are, with a wrong real
+   code), both seeded;
 2. samples `--probe-k` completions per probe pair from the SFT adapter and scores each with the
    hybrid reward as GRPO does (similarity, error match, diversity within the pair's samples, the
-   params.yaml weights; a completion cut off by the budget gets 0);
-3. trains GRPO with params.yaml `grpo` (each `-S grpo.key=value` laid over it) for
-   `--generations` generated batches over the pool (epochs = generations x prompts_per_step /
-   pool; with num_iterations > 1 each batch gives several optimizer steps);
-4. samples and scores the probe set again from the trained adapter, with the same prompts and
-   the same seed, so the before/after difference is paired per probe pair.
+   params.yaml weights and outcome_share; a completion cut off by the budget gets 0), and with
+   the paper's label match (outcome_share 0) beside it;
+3. trains each of `--arms` from that adapter on the pool: `grpo`, GRPO with params.yaml `grpo`
+   (each `-S grpo.key=value` laid over it) for `--generations` generated batches (epochs =
+   generations x prompts_per_step / pool; with num_iterations > 1 each batch gives several
+   updates); `no-error`, the same with the error reward's weight at 0; `sft`, continued SFT on
+   the pool's real codes with as many updates of as many pairs at GRPO's learning rate;
+4. samples and scores the probe set again from each trained adapter, with the same prompts and
+   the same seed, so each before/after difference is paired per probe pair.
 
-It prints the slope of the mean total reward per generated batch with its 95% t interval, and
-the slope within a pair (each pair's reward against its own earlier visits, so the spread between
-pairs drops out: kaser.evaluation.report.reward_trend); the share of groups whose error reward
-had no spread; the probe set's mean reward before and after (with each part's mean and the share
-cut off); and last `reward_gain: X`: the mean paired gain per probe pair, with its 95% t interval
-printed above it. The gain says whether the trained adapter earns more reward on pairs it never
-saw; it cannot say whether its codes are more like the students' in other respects (the
-evaluation does).
+Per GRPO arm it prints the slope of the mean total reward per generated batch with its 95% t
+interval, and the slope within a pair (each pair's reward against its own earlier visits, so the
+spread between pairs drops out: kaser.evaluation.report.reward_trend), and the share of groups
+whose error reward had no spread. Per arm: the probe's mean of each reward part after, and the
+mean paired gain with its 95% t interval and n of the total reward (all pairs), of the error
+reward and of the label match on wrong pairs, and of the error reward on correct pairs. Last
+`wrong_pair_error_gain: X`: the `grpo` arm's error-reward gain on wrong probe pairs. The two
+controls say what of it GRPO's error reward causes: `no-error` trains on the same samples without
+it, `sft` without any reward. The gains say whether a trained adapter earns more reward on pairs
+it never saw; they cannot say whether its codes are more like the students' in other respects
+(the evaluation does), and one seed says nothing of the spread between runs.
 """
 
 from __future__ import annotations
@@ -146,54 +153,112 @@ def smoke_judge(problem_id, code, candidates):
 
 # ------------------------------------------------------------------------------- measuring
 
+ARMS = ("grpo", "no-error", "sft")   # GRPO as params.yaml has it; its error weight at 0; continued SFT
+
+
+def probe_pairs(test: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
+    """`n` held-out pairs, half of them (as far as there are) with a wrong real code, drawn with
+    `seed`: the error reward's gain on wrong pairs is the figure, and a plain draw gives it fewer."""
+    from kaser.predictor.sft import sample_pairs
+
+    wrong, right = test.filter(~pl.col("correct")), test.filter(pl.col("correct"))
+    take_wrong = min(wrong.height, max(n - right.height, n // 2))
+    return pl.concat([sample_pairs(wrong, take_wrong, seed), sample_pairs(right, n - take_wrong, seed)])
+
+
 def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dtype: str
-                  ) -> tuple[list[float], dict[str, float]]:
-    """Mean hybrid reward of `k` samples per probe pair, scored by GRPO's own reward functions
-    (kaser.predictor.grpo.kaser_rewards; the samples say themselves which the budget cut off),
-    and the mean of each part over all samples, with the share cut off."""
+                  ) -> tuple[list[dict], dict[str, float]]:
+    """Per probe pair, the mean over `k` samples of the hybrid reward (`total`), of its error
+    reward (`error`, with params' outcome_share) and of the paper's label match (`labels`,
+    outcome_share 0), with the pair's `correct`; each scored by GRPO's own reward functions
+    (kaser.predictor.grpo.kaser_rewards; the samples say themselves which the budget cut off).
+    Second: the mean of each part over all samples, with the share cut off."""
     from kaser.predictor.base_model import load_tokenizer
     from kaser.predictor.grpo import REWARD_NAMES, kaser_rewards
     from kaser.predictor.prompt import pair_messages
+    from kaser.predictor.rewards import make_error_reward
     from kaser.predictor.sampling import GenerateParams, sample_completions
 
     tokenizer = load_tokenizer(base)
     prompts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
                for chat in pair_messages(probe)]
-    sampling = GenerateParams(backend="transformers", k=k, temperature=params.temperature,
+    sampling = GenerateParams(backend="torch", k=k, temperature=params.temperature,
                               top_k=params.top_k, top_p=params.top_p,
                               repetition_penalty=params.repetition_penalty,
-                              max_new_tokens=params.max_completion_length, batch_size=4,
+                              max_new_tokens=params.max_completion_length, batch_size=8,
                               seed=params.seed)
     samples = sample_completions(base, adapter, prompts, sampling, dtype)
-    rewards = kaser_rewards(judge)
-    means, part_sums = [], [0.0] * len(rewards)
+    rewards = kaser_rewards(judge, outcome_share=params.outcome_share)
+    label_match = make_error_reward(judge)
+    error_part = REWARD_NAMES.index("error_reward")
+    pairs, part_sums = [], [0.0] * len(rewards)
     for row, own in zip(probe.iter_rows(named=True), samples):
         n = len(own)
         columns = {"code": [row["code"]] * n, "language": [row["language"]] * n,
                    "problem_id": [row["problem_id"]] * n, "errors": [list(row["errors"])] * n,
                    "candidate_errors": [list(row["candidate_errors"])] * n,
-                   "correct": [row.get("correct")] * n, "group_id": [0] * n}
+                   "correct": [row["correct"]] * n, "group_id": [0] * n}
         parts = [reward(own, **columns) for reward in rewards]
         totals = [sum(w * part[i] for w, part in zip(params.reward_weights, parts)) for i in range(n)]
-        means.append(sum(totals) / n)
+        pairs.append({"correct": bool(row["correct"]), "total": sum(totals) / n,
+                      "error": sum(parts[error_part]) / n,
+                      "labels": sum(label_match(own, **columns)) / n})
         part_sums = [total + sum(part) for total, part in zip(part_sums, parts)]
     count = sum(len(own) for own in samples)
     parts = {name: total / count for name, total in zip(REWARD_NAMES, part_sums)}
     parts["cut_off"] = sum(bool(text.truncated) for own in samples for text in own) / count
-    return means, parts
+    return pairs, parts
 
 
 def parts_line(parts: dict[str, float]) -> str:
     return ", ".join(f"{name.removesuffix('_reward')} {value:.3f}" for name, value in parts.items())
 
 
+def paired_gains(before: list[dict], after: list[dict]) -> dict[str, dict]:
+    """The mean paired gain (after − before, per probe pair) of the total reward over all pairs
+    and of the error reward and the label match on wrong and on correct pairs, each with its
+    95% t interval and n."""
+    from kaser.evaluation.summary import t_interval
+
+    found = {}
+    for name, key, which in (("total", "total", None), ("error, wrong pairs", "error", False),
+                             ("label match, wrong pairs", "labels", False),
+                             ("error, correct pairs", "error", True)):
+        gains = [a[key] - b[key] for a, b in zip(after, before, strict=True)
+                 if which is None or b["correct"] is which]
+        found[name] = {"gain": sum(gains) / len(gains) if gains else None,
+                       "interval": t_interval(gains), "n": len(gains)}
+    return found
+
+
+def gain_text(figure: dict) -> str:
+    if figure["gain"] is None:
+        return "no pairs"
+    interval = figure["interval"]
+    spread = f" [{interval[0]:+.4f}, {interval[1]:+.4f}]" if interval else ""
+    return f"{figure['gain']:+.4f}{spread} (n {figure['n']})"
+
+
+def sft_control(sft, grpo, steps: int, pool: pl.DataFrame):
+    """Continued SFT with as many optimizer updates as GRPO makes, each on as many pool pairs as
+    a GRPO batch holds, at GRPO's learning rate: the gain more training on the pool gives
+    without a reward."""
+    return dataclasses.replace(sft, learning_rate=grpo.learning_rate, batch_size=grpo.prompts_per_step,
+                               gradient_accumulation_steps=1, max_pairs=None, seed=grpo.seed,
+                               epochs=steps * grpo.prompts_per_step / pool.height)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", default="synthetic-python")
     parser.add_argument("--pool", type=int, default=16, help="training pairs GRPO revisits")
-    parser.add_argument("--probe", type=int, default=40, help="held-out pairs scored before and after")
+    parser.add_argument("--probe", type=int, default=40,
+                        help="held-out pairs scored before and after (half with a wrong real code)")
     parser.add_argument("--probe-k", type=int, default=4, help="samples per probe pair")
     parser.add_argument("--generations", type=int, default=20, help="generated batches GRPO trains on")
+    parser.add_argument("--arms", default=",".join(ARMS),
+                        help="what trains from the adapter, comma-separated: grpo (params.yaml grpo), "
+                             "no-error (its error weight 0), sft (continued SFT, as many updates)")
     parser.add_argument("-S", dest="settings", action="append", default=[],
                         help="grpo.<key>=<value> or sft.<key>=<value> over params.yaml (repeatable)")
     parser.add_argument("--own-sft", type=int, default=None, metavar="PAIRS",
@@ -203,14 +268,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--smoke", action="store_true",
                         help="tiny random model, toy data and judge, 2 generated batches (seconds)")
     args = parser.parse_args(argv)
+    arms = [arm.strip() for arm in args.arms.split(",") if arm.strip()]
+    if not arms or set(arms) - set(ARMS):
+        raise SystemExit(f"grpo_learns.py: --arms {args.arms!r}: choose from {', '.join(ARMS)}")
 
     from kaser.errors.annotate import AnnotateParams
     from kaser.errors.judge import JudgeParams, reward_judge
     from kaser.evaluation.figures import group_rows, reward_rows
     from kaser.evaluation.report import reward_trend
-    from kaser.evaluation.summary import slope_interval, t_interval
-    from kaser.predictor.grpo import GrpoParams, resolve_completion_length, train_grpo
-    from kaser.predictor.sft import SftParams, sample_pairs, train_sft
+    from kaser.evaluation.summary import slope_interval
+    from kaser.predictor.grpo import GrpoParams, ablated, resolve_completion_length, train_grpo
+    from kaser.predictor.sft import SftParams, continue_sft, sample_pairs, train_sft
 
     params = load_settings((ROOT / "params.yaml").read_text())
     changes = overrides(args.settings)
@@ -218,7 +286,7 @@ def main(argv: list[str] | None = None) -> None:
     sft = section_params(params, "sft", SftParams, changes["sft"])
     if changes["sft"] and args.own_sft is None:
         raise SystemExit("grpo_learns.py: -S sft.<key> needs --own-sft (the pipeline's adapter is trained already)")
-    work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))   # the trained adapter; removed at exit
+    work = Path(tempfile.mkdtemp(prefix="grpo-learns-"))   # the trained adapters; removed at exit
     atexit.register(shutil.rmtree, work, ignore_errors=True)
     start = time.perf_counter()
     if args.smoke:
@@ -236,57 +304,73 @@ def main(argv: list[str] | None = None) -> None:
         judging = reward_judge(folder, JudgeParams(**params["judge"]),
                                      AnnotateParams(**params["annotate"]).static_params())
     pool = sample_pairs(train, args.pool, grpo.seed)
-    probe = sample_pairs(test, args.probe, grpo.seed + 1)
+    probe = probe_pairs(test, args.probe, grpo.seed + 1)
     grpo = dataclasses.replace(grpo, max_pairs=None,
                                epochs=args.generations * grpo.prompts_per_step / pool.height)
+    steps = args.generations * grpo.num_iterations * (grpo.steps_per_generation or 1)
     changed = {f"grpo.{key}": getattr(grpo, key) for key in changes["grpo"]}
     if args.own_sft is not None:
         sft = dataclasses.replace(sft, max_pairs=args.own_sft)
         changed |= {f"sft.{key}": getattr(sft, key) for key in changes["sft"]} | {"own SFT pairs": args.own_sft}
+    wrong = int((~probe["correct"]).sum())
     log(f"dataset {'toy' if args.smoke else args.dataset}: pool {pool.height} training pairs, probe "
-        f"{probe.height} test pairs x {args.probe_k} samples, {args.generations} generated batches "
-        f"of {grpo.prompts_per_step} x {grpo.num_generations}, budget {grpo.max_completion_length} "
-        f"tokens; grpo over params.yaml: {changed or 'none'}")
+        f"{probe.height} test pairs ({wrong} with a wrong real code) x {args.probe_k} samples, "
+        f"{args.generations} generated batches of {grpo.prompts_per_step} x {grpo.num_generations}, "
+        f"{steps} updates, budget {grpo.max_completion_length} tokens; arms {', '.join(arms)}; "
+        f"grpo over params.yaml: {changed or 'none'}")
 
     if args.own_sft is not None:
         adapter = work / "sft"
         train_sft(base, train, sft, adapter, dtype)   # its own seeded draw of the training pairs
         log(f"own Student SFT adapter: {sft.max_pairs} pairs ({time.perf_counter() - start:.0f} s)")
+    results: dict[str, dict] = {}
     with judging as judge:
         before, parts_before = probe_rewards(base, adapter, probe, grpo, args.probe_k, judge, dtype)
-        log(f"probe before: mean reward {sum(before) / len(before):.4f} ({parts_line(parts_before)}; "
-            f"{time.perf_counter() - start:.0f} s)")
-        history = train_grpo(base, adapter, pool, grpo, work / "grpo", judge, dtype)
-        log(f"trained ({time.perf_counter() - start:.0f} s)")
-        after, parts_after = probe_rewards(base, work / "grpo", probe, grpo, args.probe_k, judge, dtype)
+        log(f"probe before: mean reward {sum(p['total'] for p in before) / len(before):.4f} "
+            f"({parts_line(parts_before)}; {time.perf_counter() - start:.0f} s)")
+        for arm in arms:
+            out = work / arm
+            if arm == "sft":
+                history = continue_sft(base, adapter, pool, sft_control(sft, grpo, steps, pool), out, dtype)
+            else:
+                history = train_grpo(base, adapter, pool, ablated(grpo, "error") if arm == "no-error" else grpo,
+                                     out, judge, dtype)
+            after, parts_after = probe_rewards(base, out, probe, grpo, args.probe_k, judge, dtype)
+            results[arm] = {"history": history, "after": after, "parts_after": parts_after,
+                            "gains": paired_gains(before, after)}
+            log(f"{arm}: trained and probed ({time.perf_counter() - start:.0f} s); probe after: "
+                f"{parts_line(parts_after)}")
 
-    steps = [entry for entry in history if "reward" in entry]
-    rewards = [entry["reward"] for entry in steps]
-    spread = [entry["error_zero_spread_share"] for entry in history if "error_zero_spread_share" in entry]
-    slope = slope_interval(rewards)
-    gains = [a - b for a, b in zip(after, before)]
-    gain = sum(gains) / len(gains)
-    interval = t_interval(gains)
-    seconds = time.perf_counter() - start
-    groups = group_rows(history)
-    for sentence in reward_trend(reward_rows(history), groups):
-        log(f"training reward. {sentence}")
-    if spread:
-        log(f"groups with no error-reward spread: {sum(spread) / len(spread):.2f} of a step on average")
-    log(f"probe after: mean reward {sum(after) / len(after):.4f} ({parts_line(parts_after)})")
+    for arm, result in results.items():
+        history = result["history"]
+        if arm != "sft":
+            for sentence in reward_trend(reward_rows(history), group_rows(history)):
+                log(f"{arm} training reward. {sentence}")
+            spread = [entry["error_zero_spread_share"] for entry in history if "error_zero_spread_share" in entry]
+            if spread:
+                log(f"{arm}: groups with no error-reward spread: {sum(spread) / len(spread):.2f} of a step on average")
+        for name, figure in result["gains"].items():
+            log(f"{arm}: paired gain on the probe set, {name}: {gain_text(figure)}")
+    headline_arm = "grpo" if "grpo" in results else arms[0]
+    headline = results[headline_arm]["gains"]["error, wrong pairs"]
+    interval = headline["interval"]
     if interval:
-        log(f"paired gain on the probe set: {gain:+.4f}, 95% CI [{interval[0]:+.4f}, {interval[1]:+.4f}], "
-            f"n {len(gains)} pairs; learns: {'yes' if interval[0] > 0 else 'not shown'}")
+        log(f"{headline_arm}: error reward rises on wrong probe pairs: "
+            f"{'yes' if interval[0] > 0 else 'not shown'} (95% CI lower end {interval[0]:+.4f})")
+    seconds = time.perf_counter() - start
     log(f"{seconds / 60:.1f} min in all")
     if args.out:
         Path(args.out).write_text(json.dumps({
-            "settings": changed, "pool": pool.height, "probe": probe.height, "probe_k": args.probe_k,
-            "generations": args.generations, "budget": grpo.max_completion_length,
-            "rewards": rewards, "groups": groups, "zero_spread": spread, "slope": slope,
-            "before": before,
-            "after": after, "parts_before": parts_before, "parts_after": parts_after, "gain": gain, "gain_interval": interval, "seconds": seconds,
-            "smoke": args.smoke}, indent=1) + "\n")
-    log(f"reward_gain: {gain:.4f}")
+            "settings": changed, "pool": pool.height, "probe": probe.height, "probe_wrong": wrong,
+            "probe_k": args.probe_k, "generations": args.generations, "updates": steps,
+            "budget": grpo.max_completion_length, "outcome_share": grpo.outcome_share,
+            "before": before, "parts_before": parts_before, "seconds": seconds, "smoke": args.smoke,
+            "arms": {arm: {"rewards": [e["reward"] for e in r["history"] if "reward" in e],
+                           "slope": slope_interval([e["reward"] for e in r["history"] if "reward" in e]),
+                           "after": r["after"], "parts_after": r["parts_after"], "gains": r["gains"]}
+                     for arm, r in results.items()}}, indent=1) + "\n")
+    gain = headline["gain"]
+    log(f"wrong_pair_error_gain: {gain if gain is not None else float('nan'):.4f}")
 
 
 if __name__ == "__main__":

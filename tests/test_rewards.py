@@ -160,6 +160,36 @@ def test_error_reward(completion, truth, expected):
                   candidate_errors=[CANDIDATES]) == [pytest.approx(expected)]
 
 
+def off_by_one_judge(problem_id, code, candidate_errors):
+    """semicolon_judge, and 'Off-by-one error' (valid but wrong) where a loop runs to `<=`."""
+    verdict = semicolon_judge(problem_id, code, candidate_errors)
+    if verdict.clean and "<=" in code:
+        return Verdict(frozenset({"Off-by-one error"}), False, True, frozenset({"Off-by-one error"}))
+    return verdict
+
+
+@pytest.mark.parametrize("completion, truth, correct, expected", [
+    (JAVA_SUM_OFF_BY_ONE, ["Missing semicolon"], False, 0.25),  # wrong like the student, labels miss
+    (JAVA_SUM_OFF_BY_ONE, ["Off-by-one error"], False, 1.0),    # labels match: the paper's 1
+    (JAVA_SUM_NO_SEMI, ["Missing semicolon"], False, 1.0),      # a real syntax error, matched
+    (JAVA_SUM_NO_SEMI, ["Off-by-one error"], False, 0.0),       # does not compile: no wrong answer
+    (JAVA_SUM, ["Off-by-one error"], False, 0.0),               # correct where the student erred
+    (JAVA_SUM_OFF_BY_ONE, [], True, 0.0),                       # correct pair: clean or nothing
+    (JAVA_SUM, [], True, 1.0),
+])
+def test_outcome_share_pays_a_wrong_answer_on_wrong_pairs_only(completion, truth, correct, expected):
+    reward = make_error_reward(off_by_one_judge, outcome_share=0.25)
+    paper = make_error_reward(off_by_one_judge)
+    columns = dict(problem_id=["sum"], errors=[truth], candidate_errors=[CANDIDATES], correct=[correct])
+    assert reward([completion], **columns) == [pytest.approx(expected)]
+    assert paper([completion], **columns)[0] <= reward([completion], **columns)[0]
+
+
+def test_outcome_share_outside_zero_to_one_is_refused():
+    with pytest.raises(ValueError, match="outcome_share 1.5 is not in"):
+        make_error_reward(no_errors_judge, outcome_share=1.5)
+
+
 def test_error_reward_passes_problem_code_and_candidates_to_the_judge():
     # the judge receives the row's problem id, the extracted code and the candidate list
     calls = []

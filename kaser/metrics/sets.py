@@ -86,6 +86,24 @@ def error_match(predicted: Iterable[str], truth: Iterable[str], clean: bool,
     return iou(predicted, truth)
 
 
+def outcome_match(clean: bool, valid: bool, truth_correct: bool) -> float:
+    """1 when the predicted code has the real code's outcome, else 0: clean where the student's
+    code is correct; where it is wrong, a code that parses/compiles (`valid`) and is not clean.
+    Prose, a stub or code that does not parse is no wrong answer a student handed in, so it
+    earns nothing on a wrong pair either (a real syntax error is paid by its label instead).
+
+    >>> outcome_match(clean=True, valid=True, truth_correct=True)
+    1.0
+    >>> outcome_match(clean=False, valid=True, truth_correct=False)   # wrong like the student
+    1.0
+    >>> outcome_match(clean=False, valid=False, truth_correct=False)  # does not parse
+    0.0
+    """
+    if truth_correct:
+        return 1.0 if clean else 0.0
+    return 1.0 if valid and not clean else 0.0
+
+
 def error_recall(diagnosed: Iterable[str], truth: Iterable[str]) -> float | None:
     """The authors' evaluation score: the judge is shown the student's own errors and the share
     it finds in the predicted code counts, |found| / |true| (a recall; None without true errors).

@@ -72,6 +72,7 @@ class GrpoParams:
     budget_percentile: float = 99.0          # with auto: percentile of the first submissions' tokens
     budget_cap: int = 1024                   # with auto: at most this many completion tokens
     reward_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
+    outcome_share: float = 0.0           # on a wrong pair: the least error reward a wrong answer earns
     loss_type: str = "dapo"
     num_iterations: int = 2              # policy updates per generated batch (TRL's mu)
     steps_per_generation: int | None = None   # optimizer steps one generated batch is split into
@@ -140,11 +141,13 @@ def with_correctness(pairs: pl.DataFrame, submissions: pl.DataFrame) -> pl.DataF
     return pairs.join(submissions.select(*keys, "correct").unique(keys), on=keys, how="left")
 
 
-def kaser_rewards(judge: Judge, stop_token_ids=None) -> list:
+def kaser_rewards(judge: Judge, stop_token_ids=None, outcome_share: float = 0.0) -> list:
     """The hybrid reward's parts, in the order of `reward_weights`; each pays 0 to a completion
-    the token budget cut off, and diversity pays 0 to one the judge finds invalid
-    (kaser.predictor.rewards, departures 6 and 7)."""
-    return [PaidWhenFinished(similarity_reward, stop_token_ids), make_error_reward(judge, stop_token_ids),
+    the token budget cut off, diversity pays 0 to one the judge finds invalid, and on a wrong
+    pair `outcome_share` of the error reward pays for a wrong answer (kaser.predictor.rewards,
+    departures 6, 7 and 9)."""
+    return [PaidWhenFinished(similarity_reward, stop_token_ids),
+            make_error_reward(judge, stop_token_ids, outcome_share),
             PaidWhenValid(diversity_reward, judge, stop_token_ids)]
 
 
@@ -191,7 +194,7 @@ def grpo_trainer(model_path, sft_adapter, pairs: pl.DataFrame, params: GrpoParam
         dataloader_pin_memory=torch.cuda.is_available(),
         use_vllm=params.use_vllm, vllm_mode=params.vllm_mode,
     )
-    rewards = kaser_rewards(judge, stop_token_ids(model, tokenizer))
+    rewards = kaser_rewards(judge, stop_token_ids(model, tokenizer), params.outcome_share)
     trainer = logging_trainer(GRPOTrainer)(model=model, reward_funcs=rewards, args=args,
                                            train_dataset=dataset, processing_class=tokenizer)
     trainer.error_reward = rewards[REWARD_NAMES.index("error_reward")]

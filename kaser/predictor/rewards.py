@@ -58,6 +58,16 @@ Departures from the authors' code (umass-ml4ed/code_personalization, grpo.py):
    kaser.code.syntax.prompt_words_in) gets 0 from all three rewards, as a cut-off one (`unpaid`).
    Such a code copies the prompt rather than simulating a student, and in the CPU study one of
    them earned the full error match on a pair whose real error was a typo.
+9. On a pair whose real code is wrong, a code that is wrong as the student's was (it
+   parses/compiles and is not clean: kaser.metrics.sets.outcome_match) earns at least
+   `outcome_share` (params.yaml grpo.outcome_share; 0 is the paper's reward): the error reward
+   there is max(label match, outcome_share × outcome match), never less than the paper's. On a
+   correct pair the outcome match is the label match ("the code is clean"), so nothing changes.
+   Why: the label match pays one student's label and not the next one's of the same problem
+   (a problem's modal label holds for 58% of its wrong pairs, reports/error-reward-signal/), so
+   on wrong pairs GRPO's push has no direction the prompt can tell, while the correct pairs all
+   pull towards clean code. Whether a student errs at all is what the mastery profile predicts
+   (within a problem, +0.26 pass probability per SD of the prompt's mastery in the CPU study).
 CodeBLEU itself departs from the `codebleu` package only on empty code (kaser.metrics.codebleu).
 """
 
@@ -71,7 +81,7 @@ from typing import Any
 
 from kaser.code.syntax import prompt_words_in
 from kaser.metrics.codebleu import codebleu, max_codebleu_to_rest
-from kaser.metrics.sets import error_match
+from kaser.metrics.sets import error_match, outcome_match
 
 # a judge with verdicts(problem_id, codes, candidate_errors), or judge(problem_id, code, candidates) -> Verdict
 Judge = Callable[[str, str, Sequence[str]], Any]
@@ -190,13 +200,24 @@ class ErrorReward:
     ...        errors=[["Missing semicolon"], [], ["Missing semicolon", "Type mismatch"], []],
     ...        candidate_errors=[["Missing semicolon", "Type mismatch"]] * 4)
     [1.0, 1.0, 0.5, 0.0]
+
+    With `outcome_share` s, a wrong real code pays max(label match, s × outcome match)
+    (departure 9): a valid code with a wrong answer earns s though its labels miss.
+
+    >>> wrong = lambda problem_id, code, candidates: Verdict(frozenset(), False, True, frozenset({"Wrong answer"}))
+    >>> make_error_reward(wrong, outcome_share=0.5)(["x = 2"], problem_id=["p"], errors=[["Typo"]],
+    ...                                          candidate_errors=[["Typo"]], correct=[False])
+    [0.5]
     """
 
     __name__ = "error_reward"
 
-    def __init__(self, judge, stop_token_ids: Iterable[int] | None = None):
+    def __init__(self, judge, stop_token_ids: Iterable[int] | None = None, outcome_share: float = 0.0):
+        if not 0.0 <= outcome_share <= 1.0:
+            raise ValueError(f"error_reward: outcome_share {outcome_share} is not in [0, 1]")
         self.judge = judge
         self.stop_token_ids = None if stop_token_ids is None else frozenset(stop_token_ids)
+        self.outcome_share = outcome_share
         # per call with groups known: the share of groups whose rewards are all equal, which
         # give GRPO no error signal (kaser.predictor.grpo logs it per step)
         self.zero_spread_shares: list[float] = []
@@ -223,8 +244,11 @@ class ErrorReward:
                 rewards.append(0.0)
                 continue
             verdict = verdicts[index]
-            truth_correct = None if correct is None or correct[index] is None else bool(correct[index])
-            rewards.append(error_match(verdict.errors, truth, verdict.clean, truth_correct))
+            truth_correct = (not truth if correct is None or correct[index] is None
+                             else bool(correct[index]))
+            labels = error_match(verdict.errors, truth, verdict.clean, truth_correct)
+            outcome = outcome_match(verdict.clean, verdict.valid, truth_correct)
+            rewards.append(max(labels, self.outcome_share * outcome))
         if kwargs.get("group_id") is not None or kwargs.get("prompts") is not None:
             keys = _group_keys(len(rewards), kwargs.get("prompts"), kwargs.get("group_id"))
             self.zero_spread_shares.append(zero_spread_share(rewards, keys))
@@ -362,10 +386,12 @@ class PaidWhenValid:
         return [value if valid.get(i, False) else 0.0 for i, value in enumerate(values)]
 
 
-def make_error_reward(judge, stop_token_ids: Iterable[int] | None = None) -> ErrorReward:
+def make_error_reward(judge, stop_token_ids: Iterable[int] | None = None,
+                      outcome_share: float = 0.0) -> ErrorReward:
     """The error reward bound to a judge (and, to tell a truncated completion, the tokenizer's
-    EOS and pad ids), ready for `GRPOTrainer(reward_funcs=[...])`."""
-    return ErrorReward(judge, stop_token_ids)
+    EOS and pad ids; and the share paid for a wrong pair's outcome, departure 9), ready for
+    `GRPOTrainer(reward_funcs=[...])`."""
+    return ErrorReward(judge, stop_token_ids, outcome_share)
 
 
 def _group_keys(count: int, prompts: list | None, group_id: list | None) -> list:

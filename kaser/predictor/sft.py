@@ -74,9 +74,10 @@ def sft_trainer(model_path, pairs: pl.DataFrame, params: SftParams, out_dir, dty
 
 
 def examples_trainer(model_path, examples: list[dict], params: SftParams, out_dir,
-                     dtype: str = "auto"):
+                     dtype: str = "auto", adapter=None):
     """A ready `trl.SFTTrainer` for prepared conversational prompt-completion `examples` (all of
-    them: `params.max_pairs` is the caller's draw), LoRA attached."""
+    them: `params.max_pairs` is the caller's draw), a new LoRA attached, or the LoRA `adapter`
+    folder continued (its own rank and modules; `params`' LoRA keys are then unused)."""
     import torch
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -85,7 +86,8 @@ def examples_trainer(model_path, examples: list[dict], params: SftParams, out_di
 
     if not examples:
         raise ValueError("no training examples")
-    model, tokenizer = load_model(model_path, dtype=dtype, trainable=True, padding_side="right")
+    model, tokenizer = load_model(model_path, adapter=adapter, dtype=dtype, trainable=True,
+                                  padding_side="right")
     model.train()
     dataset = Dataset.from_list(examples)
     args = SFTConfig(
@@ -104,7 +106,7 @@ def examples_trainer(model_path, examples: list[dict], params: SftParams, out_di
         dataloader_pin_memory=torch.cuda.is_available(),
     )
     return SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
-                      peft_config=lora_config(params))
+                      peft_config=None if adapter is not None else lora_config(params))
 
 
 def train_sft(model_path, pairs: pl.DataFrame, params: SftParams, out_dir,
@@ -116,6 +118,15 @@ def train_sft(model_path, pairs: pl.DataFrame, params: SftParams, out_dir,
     epoch, step, ...) and a closing summary entry (train_runtime, train_loss, ...).
     """
     return _train(sft_trainer(model_path, pairs, params, out_dir, dtype), out_dir)
+
+
+def continue_sft(model_path, adapter, pairs: pl.DataFrame, params: SftParams, out_dir,
+                 dtype: str = "auto") -> list[dict]:
+    """Go on training the LoRA `adapter` with SFT on all of `pairs` (params' epochs, batch and
+    learning rate); save it to out_dir. The control beside GRPO in benchmarks/grpo_learns.py:
+    as many updates on the same pairs, with the real codes as targets instead of a reward."""
+    return _train(examples_trainer(model_path, sft_examples(pairs), params, out_dir, dtype, adapter),
+                  out_dir)
 
 
 def train_examples(model_path, examples: list[dict], params: SftParams, out_dir,
