@@ -66,14 +66,38 @@ class Attack:
     body: str                   # the body of add(a, b); {secret}, {outside}, {port}, {marker} filled in
     escape: bool = False        # Python: disable the audit hook first
     copies: int = 1             # hostile programs between the neighbours
+    whole: bool = False         # Java: `body` is the whole program, not the body of add's try
 
 
 def py(name: str, body: str, escape: bool = True, copies: int = 1) -> Attack:
     return Attack(name, "python", body, escape, copies)
 
 
-def java(name: str, body: str, copies: int = 1) -> Attack:
-    return Attack(name, "java", body, copies=copies)
+def java(name: str, body: str, copies: int = 1, whole: bool = False) -> Attack:
+    return Attack(name, "java", body, copies=copies, whole=whole)
+
+
+# Python: three copies whose forged case records fill the worker's result stream to 10 bytes
+# short of RLIMIT_FSIZE as the sandbox sets it for this batch (16 MB + 14,000 bytes per case, 10
+# cases), so the next program's first record cannot be written: the records are re-serialized
+# by the worker exactly as computed here ({"p": i, ...}, json.dumps' separators).
+FILL_THE_STREAM = """
+    import os, json
+    if a != 1:
+        return a + b
+    limit = (16 << 20) + 10 * (6 * 2000 + 2000)
+    size = lambda record: len(json.dumps(record)) + 1
+    before = size({"ready": True}) + size({"p": 0, "compiled": True, "diagnostics": []}) + size({"p": 0, "loaded": True})
+    before += sum(size({"p": 0, "c": c, "status": "returned", "actual": v, "detail": "", "output": ""})
+                  for c, v in ((0, "3"), (1, "10")))
+    own = size({"p": 1, "compiled": True, "diagnostics": []}) + size({"p": 1, "loaded": True})
+    share = (limit - 10 - before) // 3 - own
+    frame = size({"p": 1, "c": 0, "status": ""})
+    first = share // 2 - frame
+    for c, n in ((0, first), (1, share - 2 * frame - first)):
+        os.write(3, (json.dumps({"c": c, "status": "x" * n}) + "\\n").encode())
+    return a + b
+"""
 
 
 ATTACKS = [
@@ -86,6 +110,32 @@ ATTACKS = [
         os.write(3, (json.dumps({"p": p, "compiled": False, "diagnostics": [[1, "SyntaxError: fabricated"]]}) + "\\n").encode())
         os.write(3, (json.dumps({"p": p, "loaded": False, "status": "exception", "exception": "X"}) + "\\n").encode())
     return "garbage"
+""", escape=False),
+    py("fills_the_result_stream_for_the_next_program", FILL_THE_STREAM, escape=False, copies=3),
+    py("every_record_field_megabytes", """
+    import os, json
+    big = "x" * (1200 << 10)
+    for c in range(2):
+        os.write(3, (json.dumps({"c": c, "status": big, "exception": big, "actual": big}) + "\\n").encode())
+    return a + b
+""", escape=False, copies=6),
+    py("makes_folders_until_stopped", """
+    import os
+    i, prefix = 0, os.urandom(4).hex()
+    while True:
+        os.mkdir("%s-%d" % (prefix, i))
+        i += 1
+""", escape=False),
+    py("memory_files_hold_a_gigabyte", """
+    import os
+    chunk, held, files = b"m" * (1 << 20), 0, []
+    while held < (1 << 30):
+        fd = os.memfd_create("hold")
+        files.append(fd)
+        for _ in range(16):
+            os.write(fd, chunk)
+            held += len(chunk)
+    return "LEAK: %d MB held in %d memory files" % (held >> 20, len(files))
 """, escape=False),
     py("audit_global_replaced_reads_secret", """
     return "LEAK: " + open("{secret}").read()
@@ -342,6 +392,22 @@ ATTACKS = [
         return a + b;""", copies=2),
     java("leaves_a_file_for_the_next_program", JAVA_NOTE + """
         return a + b;""", copies=2),
+    # ---- Java: one program's classes, and what it declares beside them, are its own
+    java("declares_its_neighbours_classes", """public int add(int a, int b) { return a + b; }
+}
+class Sub0 { public int add(int a, int b) { return -999; } }
+class Sub2 { public int add(int a, int b) { return -999; } }
+class Sub3 { }
+class Math { }
+class Tail {""", whole=True),
+    java("loads_a_neighbours_class", """
+        for (String name : new String[]{"Sub0", "p0.Sub0", "Sub2", "p2.Sub2"}) {
+            try { Class.forName(name); return -999; } catch (ClassNotFoundException e) { }
+        }
+        return a + b;"""),
+    java("throws_thread_death_on_its_last_case", """
+        if (a == 5) throw new ThreadDeath();
+        return a + b;"""),
     # ---- Java: student code that runs later, on a thread that is not the case thread
     java("finalizer_exits_during_later_programs", """
         class Bomb {
@@ -387,6 +453,8 @@ def program(attack: Attack, fill: dict) -> str:
     body = attack.body
     for key, value in fill.items():
         body = body.replace("{" + key + "}", str(value))
+    if attack.whole:
+        return body
     if attack.language == "python":
         return "def add(a, b):\n" + (ESCAPE if attack.escape else "") + "    try:\n" + "".join(
             "    " + line + "\n" for line in body.strip("\n").splitlines()) + \

@@ -21,12 +21,14 @@ import pytest
 from sandbox_attacks import ATTACKS, contained, run_attack
 
 from kaser.code import isolation
+from kaser.code.sandbox import Limits
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 ISSUE_JAVA = {"reflection_on_harness_result_store", "eventhandler_processbuilder_thread", "dot_slash_proc_read",
               "file_list_any_folder", "leaves_a_locked_folder_and_a_file_for_the_next_program",
               "finalizer_exits_during_later_programs", "finalizer_holds_the_output_lock",
-              "common_pool_worker_exits_during_later_programs", "thread_local_outlives_its_program"}
+              "common_pool_worker_exits_during_later_programs", "thread_local_outlives_its_program",
+              "declares_its_neighbours_classes", "loads_a_neighbours_class", "throws_thread_death_on_its_last_case"}
 
 
 def marks(attack):
@@ -40,6 +42,15 @@ def test_attack_is_contained(attack):
     report = run_attack(attack)
     assert "refused" not in report, "this machine allows namespaces: the suite must run, not be refused"
     assert contained(report) == [], report
+
+
+def test_a_cleanup_that_takes_long_is_charged_to_the_program_that_left_the_mess():
+    """Folders made until the time limit stops the program: with 3 s cases, its two cases make
+    enough that wiping them outlasts the supervisor's patience (2 x 3 + 5 s) unless the jail caps
+    them; either way the neighbour after it keeps its verdict."""
+    attack = next(a for a in ATTACKS if a.name == "makes_folders_until_stopped")
+    report = run_attack(attack, Limits(case_timeout_s=3.0, writable_mb=16, workers=1))
+    assert report["neighbours_ok"], report
 
 
 def test_own_verdict_only_for_forged_records():

@@ -102,6 +102,38 @@ RECORD_BODIES = {
 }
 
 
+# First in a dataset, so every program after it shares its javac run and its JVM: Java that closes
+# its class and declares every other program's class (and a Math of its own), and a Python program
+# whose own records carry megabytes in every field the worker passes on.
+CLASS_INJECTION = """
+    throw new RuntimeException("hostile");
+}
+}
+""" + "".join(f"class Sub{i} {{ public static int answer() {{ return -999; }} }}\n" for i in range(1, 400)) + \
+    "class Math { }\nclass Tail {"
+RECORD_SIZE = """
+    import os, json
+    big = "x" * (1200 << 10)
+    for c in range(50):
+        os.write(3, (json.dumps({"c": c, "status": big, "exception": big, "actual": big}) + "\\n").encode())
+    return None
+"""
+
+
+@pytest.mark.parametrize("language, body", [("python", RECORD_SIZE), pytest.param("java", CLASS_INJECTION, marks=[
+    pytest.mark.java, pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")])])
+def test_a_program_that_reaches_for_the_others_first_in_the_dataset_changes_no_other_label(language, body, tmp_path):
+    problems, submissions = generate(language, students=12, problems=4, seed=4)
+    clean, dirty = tmp_path / "clean", tmp_path / "dirty"
+    write_dataset(clean, problems, submissions)
+    write_dataset(dirty, problems, pl.concat([hostile_row(submissions, language, body), submissions]))
+    before = annotate(clean, tmp_path)
+    after = annotate(dirty, tmp_path)
+    assert after.filter(pl.col("student_id") == "hostile").height == 1
+    assert after.filter(pl.col("student_id") != "hostile").equals(before)
+    assert before.height >= 40
+
+
 # Java bodies whose code runs later, on a thread that is not the case thread (tests/sandbox_attacks.py)
 LATER_JAVA_BODIES = {
     "finalizer-exits": """

@@ -127,6 +127,19 @@ def test_problem_without_tests_is_tested_against_a_correct_submission():
     assert "on input" in found[1][0].evidence or "wrong answers right" in found[1][0].evidence
 
 
+def test_an_answer_that_cannot_be_judged_is_wrong():
+    # a 5,000-deep returned list, or a forged record, is the case's "invalid" verdict: no right answer
+    deep = ("def count_evens(nums):\n    import sys\n    sys.setrecursionlimit(20000)\n    value = None\n"
+            "    for _ in range(5000):\n        value = [value]\n    return value\n")
+    forged = ("def count_evens(nums):\n    import os, json\n    for c in range(50):\n"
+              "        os.write(3, (json.dumps({'c': c, 'status': 'returned', 'actual': 5}) + '\\n').encode())\n"
+              "    return 0\n")
+    found = annotate_static(row(PY_EVENS, "python"), [deep, forged])
+    for errors in found:   # the label is the nearest fit for a wrong answer; what counts is that there is one
+        assert [e.category for e in errors] == ["Logical"], errors
+        assert "invalid output" in errors[0].evidence, errors
+
+
 def test_infinite_loop_is_labelled_without_hanging():
     hostile = "def count_evens(nums):\n    while True:\n        pass\n"
     start = time.perf_counter()

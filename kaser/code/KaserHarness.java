@@ -141,6 +141,7 @@ public final class KaserHarness {
         final SynchronousQueue<Runnable> work = new SynchronousQueue<>();
         long stackBytes;
         Thread thread;
+        volatile Thread stopped;  // the case thread the time limit stopped: only its ThreadDeath is ours
 
         /**
          * A new case thread, in a new group, for the next program: what a program leaves on its
@@ -192,6 +193,7 @@ public final class KaserHarness {
             if (done.getCount() == 0) return true;
             // A stopped thread dies at its next safepoint, within milliseconds, or (a tight loop
             // that never polls) not at all: waiting longer than this only delays the restart.
+            stopped = thread;
             try { thread.stop(); } catch (UnsupportedOperationException e) { }
             thread.join(100);
             thread = null;
@@ -244,7 +246,7 @@ public final class KaserHarness {
                 default: break;
             }
         }
-        URL classDir = Paths.get(argv[1]).toUri().toURL();
+        Path classDir = Paths.get(argv[1]);  // program i's classes, and nothing else, in classDir/i
         results = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8));
         PrintStream studentOut = new PrintStream(CAPTURE, true, StandardCharsets.UTF_8);
         System.setOut(studentOut);
@@ -262,16 +264,16 @@ public final class KaserHarness {
         StudentLoader loader = null;
         for (int i = 0; i < programs.size(); i++) {
             // A fresh JVM in a fresh jail runs the rest where what a previous program left could reach
-            // this one: files in the working folder that cannot be removed, finalizers, a case thread
-            // that does not end.
-            if ((wipeWork && !wipe(Paths.get(WORK))) || (loader != null && loader.finalizable) || !RUNNER.renew()) {
+            // this one: finalizers, a case thread that does not end (files it left that cannot be
+            // removed: below, before its last record).
+            if ((loader != null && loader.finalizable) || !RUNNER.renew()) {
                 emit("{\"restart\":true}");
                 Runtime.getRuntime().halt(0);
             }
             String index = programs.get(i)[0], entry = programs.get(i)[2];
             Class<?> k = null;
             String problem = null;
-            loader = new StudentLoader(new URL[]{classDir});
+            loader = new StudentLoader(new URL[]{classDir.resolve(index).toUri().toURL()});
             try { k = Class.forName(programs.get(i)[1], false, loader); }
             catch (Throwable t) { problem = t.toString(); }
             for (int c = i == 0 ? firstCase : 0; c < tests.get(i).size(); c++) {
@@ -286,9 +288,15 @@ public final class KaserHarness {
                     Runtime.getRuntime().halt(0);
                     return;
                 }
-                emit("{\"p\":" + index + ",\"c\":" + c + "," + record + ",\"output\":" + quote(CAPTURE.take()) + "}");
+                boolean stop = stopAfterTimeout && record.startsWith(TIMEOUT);  // the supervisor skips the rest
+                String line = "{\"p\":" + index + ",\"c\":" + c + "," + record + ",\"output\":" + quote(CAPTURE.take()) + "}";
+                // The program's working folder is emptied before its last record goes out, so the
+                // time that takes is charged to this program, not to the next one's first case.
+                boolean last = restart || stop || c + 1 >= tests.get(i).size();
+                if (last && wipeWork && !wipe(Paths.get(WORK))) restart = true;
+                emit(line);
                 if (restart) { emit("{\"restart\":true}"); Runtime.getRuntime().halt(0); }
-                if (stopAfterTimeout && record.startsWith(TIMEOUT)) break;  // the supervisor skips the rest
+                if (stop) break;
             }
         }
         emit("{\"end\":true}");
@@ -319,8 +327,12 @@ public final class KaserHarness {
     }
 
     static String exception(String type, String detail) {
-        return "\"status\":\"exception\",\"exception\":" + quote(type) + ",\"detail\":" + quote(detail);
+        return "\"status\":\"exception\",\"exception\":" + quote(cut(type, 201)) + ",\"detail\":" + quote(cut(detail, 300));
     }
+
+    /** At most `limit` characters of `s`: every text of a record has a fixed size (a student's class
+     *  name can be 65,535 characters long). */
+    static String cut(String s, int limit) { return s.length() > limit ? s.substring(0, limit) : s; }
 
     /** Methods called `name` taking `arity` parameters, in the class or a class nested in it. */
     static List<Method> findEntries(Class<?> k, String name, int arity) {
@@ -375,10 +387,14 @@ public final class KaserHarness {
                 outcome[1] = method.invoke(target, converted);
                 outcome[0] = "returned";
             } catch (InvocationTargetException e) {
-                if (e.getCause() instanceof ThreadDeath) throw (ThreadDeath) e.getCause();
+                if (e.getCause() instanceof ThreadDeath && RUNNER.stopped == Thread.currentThread())
+                    throw (ThreadDeath) e.getCause();
                 outcome[0] = "raised"; outcome[1] = e.getCause();
             } catch (ThreadDeath e) {
-                throw e;  // the time limit stopped this thread: let it end, so the JVM can go on
+                // the time limit stopped this thread: let it end, so the JVM can go on; one the
+                // student threw is the student's exception, and the thread serves the next case
+                if (RUNNER.stopped == Thread.currentThread()) throw e;
+                outcome[0] = "raised"; outcome[1] = e;
             } catch (Throwable e) {
                 outcome[0] = "raised"; outcome[1] = e;
             }
@@ -402,7 +418,7 @@ public final class KaserHarness {
         String status = e instanceof StackOverflowError || e instanceof OutOfMemoryError ? "memory" : "exception";
         String message = String.valueOf(e.getMessage());
         if (message.length() > 300) message = message.substring(0, 300);
-        return "\"status\":\"" + status + "\",\"exception\":" + quote(e.getClass().getSimpleName()) + ",\"detail\":" + quote(message);
+        return "\"status\":\"" + status + "\",\"exception\":" + quote(cut(e.getClass().getSimpleName(), 201)) + ",\"detail\":" + quote(message);
     }
 
     static Object convert(Object v, Type type) {

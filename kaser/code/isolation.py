@@ -35,6 +35,7 @@ which falls back to weaker isolation (as root: own user id and no network via
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import functools
 import json
@@ -226,11 +227,14 @@ def tasks_of(uid: int) -> int:
     return total
 
 
-def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | None, uid: int | None) -> dict:
-    """rlimits for one worker. Under our own user id the process cap counts what we already run."""
+def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | None, uid: int | None,
+            open_files: int) -> dict:
+    """rlimits for one worker. Under our own user id the process cap counts what we already run.
+    `open_files` caps descriptors per process: each may hold a memory file (memfd) of up to
+    `file_bytes`, which resident_bytes counts too."""
     if uid is None:
         processes += tasks_of(os.getuid())
-    limits = {resource.RLIMIT_CPU: cpu_s, resource.RLIMIT_NPROC: processes,
+    limits = {resource.RLIMIT_CPU: cpu_s, resource.RLIMIT_NPROC: processes, resource.RLIMIT_NOFILE: open_files,
               resource.RLIMIT_FSIZE: file_bytes, resource.RLIMIT_CORE: 0}
     if memory_bytes is not None:
         limits[resource.RLIMIT_AS] = memory_bytes
@@ -250,8 +254,10 @@ def start_child(limits: dict, parent: int) -> None:
 
 def resident_bytes(pid: int) -> int:
     """Resident anonymous and shared memory of `pid` and of every process below it (in a jail,
-    every process of its pid namespace). A page that forked processes share counts in each,
-    so the sum errs on the high side; pages of files on disk are not counted (they can be dropped)."""
+    every process of its pid namespace), and the size of every memory file (memfd) they hold
+    open, mapped or not. A page that forked processes share counts in each, so the sum errs on
+    the high side; pages of files on disk are not counted (they can be dropped). Files in the
+    jail's tmpfs are not counted here: their size is capped by the mount (namespaces.Jail)."""
     total, todo = 0, [pid]
     while todo:
         current = todo.pop()
@@ -259,6 +265,7 @@ def resident_bytes(pid: int) -> int:
             for line in Path(f"/proc/{current}/status").read_text().splitlines():
                 if line.startswith(("RssAnon:", "RssShmem:")):
                     total += int(line.split()[1]) << 10
+            total += _memory_file_bytes(current)
             for children in Path(f"/proc/{current}/task").glob("*/children"):
                 todo.extend(int(child) for child in children.read_text().split())
         except (OSError, ValueError):
@@ -266,8 +273,34 @@ def resident_bytes(pid: int) -> int:
     return total
 
 
+# A worker's line longer than this is cut (and so no JSON record): its records are capped far
+# below it (python_worker._accept, KaserHarness), so only a flood of raw output gets that long.
+MAX_LINE_CHARS = 16 << 20
+# At most this much of a worker's stream is read per look, so a flood cannot stall the others.
+MAX_READ_BYTES = 8 << 20
+
+
+def _memory_file_bytes(pid: int) -> int:
+    """Bytes held by the memory files (memfd) process `pid` has open (their allocated blocks)."""
+    total = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:"):
+                total += os.stat(f"/proc/{pid}/fd/{fd}").st_blocks * 512
+        except OSError:
+            continue
+    return total
+
+
 class Worker:
     """One sandboxed process writing JSON lines; read them as they come, kill it when it overruns.
+
+    Its stdout is a pipe, not a file: no file-size limit applies to the result stream, so what
+    one program's records weigh cannot make the write of a later program's record fail.
 
     `seen` is when the worker last made progress: the supervisor sets it on each record it accepts
     (bytes alone never do, so a program cannot keep itself alive by writing); `finished` kills a
@@ -280,28 +313,45 @@ class Worker:
     def __init__(self, argv: list[str], *, stdin: Path | None, folder: Path, name: str, uid: int | None,
                  limits: dict, mode: Isolation, jail: namespaces.Jail | None = None,
                  memory_bytes: int | None = None):
-        out, self.errors = folder / "private" / f"out-{name}.jsonl", folder / "private" / f"err-{name}.txt"
+        self.errors = folder / "private" / f"err-{name}.txt"
         if jail is not None:
             command, cwd, home = namespaces.jail_command(argv, jail, uid, mode.python), "/", "/work"
         else:
             command, cwd, home = mode.command(argv, uid), folder / "work", str(folder / "work")
-        with open(out, "wb") as sink, open(self.errors, "wb") as errors, open(stdin or os.devnull, "rb") as source:
-            self.process = subprocess.Popen(
-                command, stdin=source, stdout=sink, stderr=errors, cwd=cwd,
-                env={**ENV, "HOME": home}, start_new_session=True,
-                preexec_fn=functools.partial(start_child, limits, os.getpid()))
-        self.reader = open(out, encoding="utf-8", errors="replace")
+        self.reader, sink = os.pipe()
+        try:
+            with open(self.errors, "wb") as errors, open(stdin or os.devnull, "rb") as source:
+                self.process = subprocess.Popen(
+                    command, stdin=source, stdout=sink, stderr=errors, cwd=cwd,
+                    env={**ENV, "HOME": home}, start_new_session=True,
+                    preexec_fn=functools.partial(start_child, limits, os.getpid()))
+        except BaseException:
+            os.close(self.reader)
+            raise
+        finally:
+            os.close(sink)
+        os.set_blocking(self.reader, False)
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.pending, self.seen, self.killed = "", time.monotonic(), ""
         self.memory_bytes, self.memory_checked = memory_bytes, 0.0
 
     def records(self) -> list[dict]:
         """The JSON objects written since the last call (garbage lines, and lines nested too deeply
-        for the parser, are skipped)."""
-        chunk = self.reader.read()
-        if not chunk:
+        for the parser, are skipped); a line is cut at MAX_LINE_CHARS."""
+        chunks, size = [], 0
+        while size < MAX_READ_BYTES:
+            try:
+                chunk = os.read(self.reader, 1 << 16)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if not chunks:
             return []
-        lines = (self.pending + chunk).split("\n")
-        self.pending = lines.pop()
+        lines = (self.pending + self.decoder.decode(b"".join(chunks))).split("\n")
+        self.pending = lines.pop()[:MAX_LINE_CHARS]
         found = []
         for line in lines:
             try:
@@ -338,7 +388,9 @@ class Worker:
 
     def close(self) -> None:
         self.kill()
-        self.reader.close()
+        if self.reader >= 0:
+            os.close(self.reader)
+            self.reader = -1
 
     def stderr_tail(self) -> str:
         return self.errors.read_text(errors="replace")[-2000:]

@@ -63,6 +63,11 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Du
               "-Duser.country=US", "-Dfile.encoding=UTF-8"]
 
 
+# javac's heap: it reads student code, and 1 KB of source with constant folding can ask for
+# gigabytes; a run that runs out is split until the program that caused it fails on its own
+JAVAC_HEAP_MB = 512
+
+
 def compile_sources(files: dict[int, Path], out: Path, lines: dict[int, int],
                     startup_s: float) -> dict[int, list[tuple[int | None, str]]]:
     """Compile in few javac runs; {program: [(line, message)]} of the programs that do not compile.
@@ -103,7 +108,8 @@ def compile_sources(files: dict[int, Path], out: Path, lines: dict[int, int],
 def _javac_run(files, out: Path, policy: list[str], startup_s: float) -> tuple[int, str]:
     empty = out.parent / "empty"  # no class or source path: a program sees only itself and the JDK
     empty.mkdir(exist_ok=True)
-    argv = ["javac", *(f"-J{flag}" for flag in JVM_FLAGS), *policy, "-encoding", "UTF-8", "-nowarn", "-Xlint:none",
+    argv = ["javac", *(f"-J{flag}" for flag in JVM_FLAGS), f"-J-Xmx{JAVAC_HEAP_MB}m", *policy, "-encoding", "UTF-8",
+            "-nowarn", "-Xlint:none",
             "-Xmaxerrs", "1000000", "-proc:none", "-implicit:none", "-cp", str(empty), "-sourcepath", str(empty),
             "-d", str(out), *map(str, files)]
     try:

@@ -2,9 +2,12 @@
 that one JVM uses to run every program of a batch (javac's diagnostics: kaser/code/java_compiler.py).
 
 Students write methods without a class (`public int luckySum(int a, int b, int c) {...}`).
-Program i becomes `Sub<i>.java`: line 1 holds the imports (java.util.* plus any `import` lines
-the student wrote, which are blanked where they stood) and `public class Sub<i> {`, then the
-student's lines unchanged, then `}`. So javac's line L is the student's line L - 1.
+Program i becomes `Sub<i>.java` in a package of its own, `p<i>`: line 1 holds `package p<i>;`,
+the imports (java.util.* plus any `import` lines the student wrote, which are blanked where they
+stood) and `public class Sub<i> {`, then the student's lines unchanged, then `}`. So javac's line
+L is the student's line L - 1. What a program declares after closing its class (a top-level
+`class Math`, a `class Sub1`) is in its own package: no other program's names change, and its
+class files go to a folder of its own (classes/<i>/p<i>/), the only one its class loader reads.
 
 The harness is the Java program KaserHarness.java beside this module (package data), read into
 HARNESS_SOURCE, compiled once per process (kaser.code.java_compiler.harness_classes, for
@@ -57,11 +60,20 @@ def class_name(index: int) -> str:
     return f"Sub{index}"
 
 
+def package_name(index: int) -> str:
+    return f"p{index}"
+
+
+def qualified_name(index: int) -> str:
+    """The class the harness loads for program `index`: `p3.Sub3`."""
+    return f"{package_name(index)}.{class_name(index)}"
+
+
 def wrap_program(index: int, code: str) -> str:
     """The Java source of program `index`: student line L sits on file line L + 1.
 
     >>> print(wrap_program(3, "import java.util.List;\\nint f() { return 1; }"), end="")
-    import java.util.*; import java.util.List; public class Sub3 {
+    package p3; import java.util.*; import java.util.List; public class Sub3 {
     <BLANKLINE>
     int f() { return 1; }
     }
@@ -73,7 +85,7 @@ def wrap_program(index: int, code: str) -> str:
             if line.strip().startswith("import"):
                 hoisted.append(line.strip())
             lines[number] = ""
-    header = " ".join([_IMPORTS, *hoisted, f"public class {class_name(index)} {{"])
+    header = " ".join([f"package {package_name(index)};", _IMPORTS, *hoisted, f"public class {class_name(index)} {{"])
     return "\n".join([header, *lines, "}"]) + "\n"
 
 

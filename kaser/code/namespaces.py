@@ -11,7 +11,8 @@ system and drops them:
   worker needs from /etc: the loader cache and the JDK's configuration), the job's own files
   read-only (`Jail.binds`), /dev/null, /dev/zero, /dev/urandom, and a /proc of its own pid namespace;
 - the only writable places: /work (also seen as /tmp) and /dev/shm, two tmpfs of `writable_mb`
-  each, gone when the worker's last process ends, so no write outlives it;
+  and at most JAIL_INODES files and folders each (so what a program makes stays cheap to wipe
+  and its kernel memory small), gone when the worker's last process ends, so no write outlives it;
 - no network (an empty network namespace: not even loopback is up);
 - then a nested user namespace in which the worker is uid 1000, with no capabilities at all, is
   chrooted there, no_new_privs is set, and the worker is exec'd: it cannot remount, chroot back
@@ -37,6 +38,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+# Files and folders each writable tmpfs of a jail may hold: a program needs a few, and one that
+# makes hundreds of thousands costs seconds to wipe and about a KB of kernel memory each.
+JAIL_INODES = 4096
+
 # Runs as root of the new user namespace, inside its new mount namespace (nothing is seen outside),
 # as `python -I -S -c SETUP ROOT WORK_MB SHM_MB [OUTSIDE INSIDE]... -- COMMAND...`: one process
 # instead of a shell and a `mount` per step, since a worker starts for every batch.
@@ -60,6 +65,7 @@ def read_only(target):  # keep the flags the kernel locks in a user namespace
           | (RELATIME if flags & 4096 else 0))
 
 root, work_mb, shm_mb, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+INODES = @INODES@
 binds, command = rest[:rest.index("--")], rest[rest.index("--") + 1:]
 mount("kaser-root", root, "tmpfs", 0, "size=1m,mode=755")
 for link in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
@@ -79,9 +85,9 @@ for folder in ("work", "tmp", "dev/shm", "proc"):
 for device in ("null", "zero", "urandom", "random"):
     open(root + "/dev/" + device, "w").close()
     mount("/dev/" + device, root + "/dev/" + device, None, BIND)
-mount("kaser-work", root + "/work", "tmpfs", NOSUID | NODEV, "size=%sm,mode=1777" % work_mb)
+mount("kaser-work", root + "/work", "tmpfs", NOSUID | NODEV, "size=%sm,nr_inodes=%d,mode=1777" % (work_mb, INODES))
 mount(root + "/work", root + "/tmp", None, BIND)
-mount("kaser-shm", root + "/dev/shm", "tmpfs", NOSUID | NODEV, "size=%sm,mode=1777" % shm_mb)
+mount("kaser-shm", root + "/dev/shm", "tmpfs", NOSUID | NODEV, "size=%sm,nr_inodes=%d,mode=1777" % (shm_mb, INODES))
 mount("proc", root + "/proc", "proc", NOSUID | NODEV | NOEXEC)
 read_only(root)
 check(libc.unshare(0x10000000), "unshare(CLONE_NEWUSER)")   # nested: uid 1000, no capabilities after exec
@@ -92,7 +98,7 @@ os.chroot(root)
 os.chdir("/work")
 check(libc.prctl(38, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 os.execve(command[0], command, os.environ)
-"""
+""".replace("@INODES@", str(JAIL_INODES))
 
 JAIL_UID = 1000      # the worker's user id inside its jail
 

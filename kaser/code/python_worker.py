@@ -23,8 +23,10 @@ as fd 3 and nothing else: the worker's result stream, the job and every other de
 before student code runs, and the worker is not dumpable, so no child can ptrace it or read its
 memory. The worker passes on only a child's record for the step its program is on (its compile
 result, its load, its next case), under the program's own index, so a program can forge only its
-own verdict; its texts cut at `output_chars`, and a record with a nested field, or nested too
-deeply to read, is the step's "invalid" verdict (kaser.code.sandbox checks the rest). A step's
+own verdict; every field cut to a fixed size (texts at `output_chars`, status and exception just
+past what the supervisor accepts; a returned value over 100 x `output_chars` makes the record
+"invalid"), and a record with a nested field, or nested too deeply to read, is the step's "invalid"
+verdict (kaser.code.sandbox checks the rest). A step's
 `timeout` is CPU time (an interval timer on the child's user + system time), so a program that a
 busy machine keeps off the CPU is not taken for a hang; a child without a new
 record for 2 x `timeout` + 2 seconds of wall-clock time (one that waits: a sleep, a swallowed
@@ -34,8 +36,10 @@ the worker makes for it just before it runs, under a name no earlier program cou
 the worker (pid 1 of its jail's pid namespace, kaser/code/namespaces.py) kills every process left
 in the namespace and empties the jail's writable folders (/work, seen as /tmp too, and /dev/shm),
 modes and depths whatever the program made them, so the next program finds nothing of it;
-unjailed, it deletes the program's own folder. Where something cannot be deleted, the worker says
-"restart" and ends, and a fresh worker in a fresh jail runs the programs after it.
+unjailed, it deletes the program's own folder. The program's last record is sent only then, so
+the time a cleanup takes is charged to the program that made the mess. Where something cannot be
+deleted, the worker says "restart" and ends, and a fresh worker in a fresh jail runs the programs
+after it.
 
 Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
@@ -57,6 +61,8 @@ import time
 _dumps = json.dumps  # kept before student code can patch the json module
 _armed = False
 _MAX_RECURSION = 20_000
+_MAX_STATUS = 16        # longer than any status (kaser.code.sandbox.RECORD_STATUSES)
+_MAX_EXCEPTION = 200    # kaser.code.sandbox.MAX_EXCEPTION_CHARS
 
 
 class CaseTimeout(BaseException):
@@ -316,13 +322,23 @@ def _accept(record, step, output_chars):
             return None
     accepted = {key: record[key] for key in keep if key in record}
     if step == "compile":
+        diagnostics = accepted.get("diagnostics")
+        if isinstance(diagnostics, list):   # the worker's own compile() writes one or none
+            accepted["diagnostics"] = [[line if isinstance(line, int) else None, str(text)[:output_chars]]
+                                       for line, text in (d for d in diagnostics[:20]
+                                                          if isinstance(d, list) and len(d) == 2)]
         return accepted
     nested = [key for key, value in accepted.items() if isinstance(value, (list, dict))]
     if nested:
         return _unreadable(step, f"its {nested[0]} is a {type(accepted[nested[0]]).__name__}")
-    for key in ("detail", "output"):
+    # every text a fixed size, so no program's records can weigh more than its own cases allow:
+    # `status` and `exception` just past what the supervisor accepts (longer is "invalid" there)
+    for key, cap in (("status", _MAX_STATUS), ("exception", _MAX_EXCEPTION + 1), ("detail", output_chars),
+                     ("output", output_chars)):
         if isinstance(accepted.get(key), str):
-            accepted[key] = accepted[key][:output_chars]
+            accepted[key] = accepted[key][:cap]
+    if isinstance(accepted.get("actual"), str) and len(accepted["actual"]) > 100 * output_chars:
+        return _unreadable(step, "returned value too large")   # _outcome never writes one
     return accepted
 
 
@@ -351,7 +367,9 @@ def _run_forked(emit, job, spec, work):
     """Run one program in forked processes; only what they say about its own next step is passed on.
 
     A process that dies, or runs past its limit (killed), is blamed for the step it was on, and a
-    fresh one carries on with the program's next case, as a fresh worker would.
+    fresh one carries on with the program's next case, as a fresh worker would. The program's
+    last record is held back until what it left is cleaned up: a cleanup that outlasts the
+    supervisor's patience is charged to this program's last step, never to the next program.
     """
     import select
     index, code, entry, tests = spec
@@ -361,6 +379,15 @@ def _run_forked(emit, job, spec, work):
     # a name no earlier program could guess, made here and now: nothing it left can be in the way
     folder = os.path.join(work, f"p{index}-{os.urandom(8).hex()}")
     os.mkdir(folder, 0o700)
+    last = None   # the record of the program's last step, sent once its leftovers are gone
+
+    def say(record):
+        nonlocal last
+        if step is None:
+            last = record
+        else:
+            emit(record)
+
     while step is not None:
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -389,7 +416,6 @@ def _run_forked(emit, job, spec, work):
                     record = None if step == "compile" else _unreadable(step, "nested too deeply to read")
                 if record is None:
                     continue
-                emit({"p": index, **record})
                 deadline = time.monotonic() + limit
                 if step == "compile":
                     step = "load" if record.get("compiled") and job["mode"] == "run" and tests else None
@@ -398,6 +424,7 @@ def _run_forked(emit, job, spec, work):
                 else:
                     stop = record.get("status") == "timeout" and job.get("stop_after_timeout")
                     step = step + 1 if step + 1 < len(tests) and not stop else None
+                say({"p": index, **record})
                 if step is None:
                     break
             if step is None:
@@ -405,28 +432,29 @@ def _run_forked(emit, job, spec, work):
         os.close(read_end)
         if step is not None:  # the process ended or was killed before it finished: blame its step
             _, status = os.waitpid(pid, 0)
-            death = _death(status, killed)
+            death, at = _death(status, killed), step
             if step == "compile":
-                emit({"p": index, "compiled": False, "diagnostics": [[None, "compiler crashed: " + death["detail"]]]})
                 step = None
+                say({"p": index, "compiled": False, "diagnostics": [[None, "compiler crashed: " + death["detail"]]]})
             elif step == "load":
                 death["detail"] += " (while loading the program)"
-                emit({"p": index, "loaded": False, **death})
                 step = None
+                say({"p": index, "loaded": False, **death})
             else:
-                emit({"p": index, "c": step, **death})
                 stop = death["status"] == "timeout" and job.get("stop_after_timeout")
                 step = step + 1 if step + 1 < len(tests) and not stop else None
                 first_case = step if step is not None else 0
+                say({"p": index, "c": at, **death})
         else:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         _clean_up(pid_one)
-    if pid_one:
-        return _empty(work) & _empty("/dev/shm")
-    return _empty(folder) and _removed(folder)
+    clean = (_empty(work) & _empty("/dev/shm")) if pid_one else (_empty(folder) and _removed(folder))
+    if last is not None:
+        emit(last)
+    return clean
 
 
 def _empty(top):

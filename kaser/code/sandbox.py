@@ -451,13 +451,18 @@ def _make_folder(batch: _Batch) -> None:
         os.chown(batch.folder / "work", batch.uid, batch.uid)
 
 
+# descriptors per process: a Python worker needs about 10 and a JVM about 40 of its own; each
+# could hold a memory file of Limits.file_bytes, which only root's memory check sees (isolation.py)
+OPEN_FILES = {"python": 32, "java": 256}
+
+
 def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict:
     # CPU: enough for every case to run to its time limit; the silence watchdog acts sooner.
-    # Files: the student's allowance plus room for the result stream (output escaped as JSON).
-    results = cases * (6 * batch.limits.output_chars + 2000)
+    # Files: the student's allowance (the result stream is a pipe, isolation.Worker).
     return isolation.rlimits(cpu_s=int(60 + 2 * cases * batch.limits.case_timeout_s),
-                             processes=batch.limits.processes, file_bytes=batch.limits.file_bytes + results,
-                             memory_bytes=batch.limits.memory_mb << 20 if memory else None, uid=batch.uid)
+                             processes=batch.limits.processes, file_bytes=batch.limits.file_bytes,
+                             memory_bytes=batch.limits.memory_mb << 20 if memory else None, uid=batch.uid,
+                             open_files=OPEN_FILES[batch.language])
 
 
 def _write(path: Path, text: str) -> Path:
@@ -495,12 +500,20 @@ def _compile_java(batch: _Batch) -> None:
         files[p] = sources / f"{java_harness.class_name(p)}.java"
         files[p].write_text(java_harness.wrap_program(p, code), encoding="utf-8")
         lines[p] = code.count("\n") + 1
-    failed = java_compiler.compile_sources(files, batch.folder / "classes", lines, batch.limits.startup_s)
+    built = batch.folder / "built"   # javac's output, ours only; each program's part moves to classes/<p>
+    built.mkdir(mode=0o700)
+    failed = java_compiler.compile_sources(files, built, lines, batch.limits.startup_s)
     for p in range(len(batch.codes)):
         batch.compiled[p] = p not in failed
         batch.diagnostics[p] = [Diagnostic(*d) for d in failed.get(p, [])]
-    for path in (batch.folder / "classes").iterdir():
-        path.chmod(0o644)
+        package = built / java_harness.package_name(p)
+        if batch.compiled[p] and package.is_dir():   # each program's classes in a folder of its own
+            own = batch.folder / "classes" / str(p)
+            own.mkdir(mode=0o755)
+            package.rename(own / package.name)
+            own.joinpath(package.name).chmod(0o755)
+            for path in own.joinpath(package.name).iterdir():
+                path.chmod(0o644)
 
 
 def _run_java(batch: _Batch) -> None:
@@ -515,7 +528,7 @@ def _run_java(batch: _Batch) -> None:
                f"stack_bytes {limits.java_stack_mb << 20}", f"first_case {slot.first_case}",
                f"stop_after_timeout {int(limits.stop_after_timeout)}", f"wipe_work {int(batch.mode.jailed)}"]
         for p in slot.order:
-            job.append(f"program {p} {java_harness.class_name(p)} {batch.entries[p]}")
+            job.append(f"program {p} {java_harness.qualified_name(p)} {batch.entries[p]}")
             job.extend(f"test {args}" for args in batch.args[p])
         path = _write(batch.folder / f"job-{id(slot)}-{run}.txt", "\n".join(job) + "\n")
         binds = {path: "/job.txt", batch.folder / "classes": "/classes", java_compiler.harness_classes(): "/harness"}

@@ -190,7 +190,9 @@ def _passes(result: sandbox.ProgramResult) -> set[int]:
 
 
 def _wrong(result: sandbox.ProgramResult) -> set[int]:
-    return {i for i, c in enumerate(result.cases) if c.status == "fail"}
+    """Cases answered wrongly: a wrong value, or a record that could not stand ("invalid": a value
+    nested too deeply, a forged record), which is no right answer either."""
+    return {i for i, c in enumerate(result.cases) if c.status in ("fail", "invalid")}
 
 
 def _read_result(item: _Item, settings: StaticParams) -> None:
@@ -326,7 +328,7 @@ def _fallback(item: _Item) -> None:
     case = min(_wrong(item.result))
     outcome = result.cases[case]
     shown = f"on input {_input(item.spec, case)}: expected {json.dumps(item.spec.tests[case][1])[:100]}, " \
-            f"got {(outcome.actual or '')[:100]}"
+            f"got {(outcome.actual or outcome.detail or '')[:100]}"
     missing = _missing_branch(item.program, item.spec)
     if missing:
         item.add("Missing logic branch", f"{missing}; wrong answer {shown}")
