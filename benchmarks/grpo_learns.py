@@ -23,7 +23,8 @@ varies within a group):
    (each `-S grpo.key=value` laid over it) for `--generations` generated batches (epochs =
    generations x prompts_per_step / pool; with num_iterations > 1 each batch gives several
    updates); `no-error`, the same with the error reward's weight at 0; `sft`, continued SFT on
-   the pool's real codes with as many updates of as many pairs at GRPO's learning rate;
+   the pool's real codes with as many updates of as many pairs at GRPO's learning rate (these
+   three by default); `paper`, GRPO with the paper's error reward (outcome_share 0);
 4. samples and scores the probe set again from each trained adapter, with the same prompts and
    the same seed, so each before/after difference is paired per probe pair.
 
@@ -153,7 +154,7 @@ def smoke_judge(problem_id, code, candidates):
 
 # ------------------------------------------------------------------------------- measuring
 
-ARMS = ("grpo", "no-error", "sft")   # GRPO as params.yaml has it; its error weight at 0; continued SFT
+ARMS = ("grpo", "paper", "no-error", "sft")   # GRPO as params.yaml has it; at outcome_share 0; its error weight 0; continued SFT
 
 
 def probe_pairs(test: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
@@ -256,9 +257,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="held-out pairs scored before and after (half with a wrong real code)")
     parser.add_argument("--probe-k", type=int, default=4, help="samples per probe pair")
     parser.add_argument("--generations", type=int, default=20, help="generated batches GRPO trains on")
-    parser.add_argument("--arms", default=",".join(ARMS),
+    parser.add_argument("--arms", default="grpo,no-error,sft",
                         help="what trains from the adapter, comma-separated: grpo (params.yaml grpo), "
-                             "no-error (its error weight 0), sft (continued SFT, as many updates)")
+                             "paper (its outcome_share 0), no-error (its error weight 0), "
+                             "sft (continued SFT, as many updates)")
     parser.add_argument("-S", dest="settings", action="append", default=[],
                         help="grpo.<key>=<value> or sft.<key>=<value> over params.yaml (repeatable)")
     parser.add_argument("--own-sft", type=int, default=None, metavar="PAIRS",
@@ -333,8 +335,9 @@ def main(argv: list[str] | None = None) -> None:
             if arm == "sft":
                 history = continue_sft(base, adapter, pool, sft_control(sft, grpo, steps, pool), out, dtype)
             else:
-                history = train_grpo(base, adapter, pool, ablated(grpo, "error") if arm == "no-error" else grpo,
-                                     out, judge, dtype)
+                trained = {"no-error": ablated(grpo, "error"),
+                           "paper": dataclasses.replace(grpo, outcome_share=0.0)}.get(arm, grpo)
+                history = train_grpo(base, adapter, pool, trained, out, judge, dtype)
             after, parts_after = probe_rewards(base, out, probe, grpo, args.probe_k, judge, dtype)
             results[arm] = {"history": history, "after": after, "parts_after": parts_after,
                             "gains": paired_gains(before, after)}

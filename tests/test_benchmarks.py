@@ -29,8 +29,8 @@ CASES = [   # script, arguments after --smoke, marks
     ("error_reward_signal.py", [], []),
     ("generate_speed.py", [], [slow]),        # ~15 s: tiny model and population, both engines
     ("gpu_check.py", ["--out", "{tmp}/gpu_check.json"], [slow]),   # ~35 s: tiny model, SFT + GRPO on CPU
-    ("grpo_learns.py", ["--own-sft", "4", "-S", "sft.learning_rate=1e-3"], [slow]),   # ~30 s: tiny model,
-                                              # its own SFT, 2 GRPO steps, probe sampling
+    ("grpo_learns.py", ["--own-sft", "4", "-S", "sft.learning_rate=1e-3"], [slow]),   # ~45 s: tiny model,
+                                              # its own SFT, then GRPO, no-error GRPO and SFT arms
     ("grpo_update_speed.py", [], [slow]),     # ~15 s: tiny model, both forwards of 2 groups
     ("judge_speed.py", [], []),
     ("reward_speed.py", [], []),
