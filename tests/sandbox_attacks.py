@@ -408,6 +408,9 @@ class Tail {""", whole=True),
     java("throws_thread_death_on_its_last_case", """
         if (a == 5) throw new ThreadDeath();
         return a + b;"""),
+    java("makes_folders_until_stopped", """
+        String prefix = Long.toHexString(System.nanoTime());
+        for (int i = 0; ; i++) new java.io.File(prefix + "-" + i).mkdir();"""),
     # ---- Java: student code that runs later, on a thread that is not the case thread
     java("finalizer_exits_during_later_programs", """
         class Bomb {
