@@ -14,13 +14,16 @@ contained attack mostly passes its own cases. Beside its statuses each line repo
 - wrote_outside: a file the attack tried to create outside its jail exists, or the secret is gone;
 - process_left: a process whose command line holds the attack's marker outlived the batch;
 - connected: something connected to the TCP listener on 127.0.0.1;
-- seconds: the whole batch's wall-clock time.
+- seconds: the whole batch's wall-clock time;
+- children_peak_mb: the peak resident memory of the largest process ever ended below ours (javac,
+  a worker); the attack's own only when it runs in a process of its own, as in `main`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import secrets
 import shutil
 import socket
@@ -98,6 +101,19 @@ FILL_THE_STREAM = """
         os.write(3, (json.dumps({"c": c, "status": "x" * n}) + "\\n").encode())
     return a + b
 """
+
+
+# Java, class members only (whole=True): 1 KB of source whose constant folding asks javac for a
+# string of 16 x 4^13 characters (about 5 GB resident without a heap cap)
+JAVAC_FOLDS = "static final String S0 = \"xxxxxxxxxxxxxxxx\";\n" + "".join(
+    f"static final String S{i} = S{i - 1} + S{i - 1} + S{i - 1} + S{i - 1};\n" for i in range(1, 14)) + \
+    "public int add(int a, int b) { return S13.length() > 0 ? a + b : -999; }"
+# 38 KB of source that javac folds into 1,000 string constants of 48 KB: a 49 MB class file in
+# the batch's scratch folder, which is memory (/dev/shm), outside the jail and its caps
+JAVAC_WRITES = "static final String S0 = \"xxxxxxxxxxxxxxxx\";\n" + "".join(
+    f"static final String S{i} = S{i - 1} + S{i - 1} + S{i - 1} + S{i - 1};\n" for i in range(1, 6)) + \
+    "static final String T = S5 + S5 + S5;\n" + "".join(f"static final String T{k} = T + {k};\n" for k in range(1000)) + \
+    "public int add(int a, int b) { return a + b; }"
 
 
 ATTACKS = [
@@ -408,6 +424,9 @@ class Tail {""", whole=True),
     java("throws_thread_death_on_its_last_case", """
         if (a == 5) throw new ThreadDeath();
         return a + b;"""),
+    # ---- Java: javac reads every program of a batch in one run, outside the jail
+    java("javac_folds_constants_into_gigabytes", JAVAC_FOLDS, whole=True),
+    java("javac_writes_a_class_file_of_megabytes", JAVAC_WRITES, whole=True),
     java("makes_folders_until_stopped", """
         String prefix = Long.toHexString(System.nanoTime());
         for (int i = 0; ; i++) new java.io.File(prefix + "-" + i).mkdir();"""),
@@ -529,7 +548,8 @@ def run_attack(attack: Attack, limits: Limits = LIMITS) -> dict:
         statuses=[c.status for r in hostile for c in r.cases], compiled=hostile[0].compiled,
         leaked=token in text or key in text or "LEAK" in text or '"actual": "-999"' in text,
         wrote_outside=written, process_left=left,
-        connected=connected, seconds=round(seconds, 2))
+        connected=connected, seconds=round(seconds, 2),
+        children_peak_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10)
     return report
 
 

@@ -18,17 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_attacks import ATTACKS, contained, run_attack
+from sandbox_attacks import ATTACKS, LIMITS, NEIGHBOURS, TESTS, contained, program, run_attack
 
-from kaser.code import isolation
-from kaser.code.sandbox import Limits
+from kaser.code import isolation, java_compiler
+from kaser.code.sandbox import Limits, run_tests
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 ISSUE_JAVA = {"reflection_on_harness_result_store", "eventhandler_processbuilder_thread", "dot_slash_proc_read",
               "file_list_any_folder", "leaves_a_locked_folder_and_a_file_for_the_next_program",
               "finalizer_exits_during_later_programs", "finalizer_holds_the_output_lock",
               "common_pool_worker_exits_during_later_programs", "thread_local_outlives_its_program",
-              "declares_its_neighbours_classes", "loads_a_neighbours_class", "throws_thread_death_on_its_last_case"}
+              "declares_its_neighbours_classes", "loads_a_neighbours_class", "throws_thread_death_on_its_last_case",
+              "javac_folds_constants_into_gigabytes", "javac_writes_a_class_file_of_megabytes"}
 
 
 def marks(attack):
@@ -54,6 +55,32 @@ def test_a_cleanup_that_takes_long_is_charged_to_the_program_that_left_the_mess(
     assert report["neighbours_ok"], report
 
 
+@pytest.mark.java
+@needs_jdk
+def test_javac_folding_constants_stops_at_its_heap():
+    """1 KB of source asks javac for gigabytes (5.2 GB resident without a cap): the program fails to
+    compile on its own, its neighbours in the same javac run keep their verdicts, and no process
+    below the batch holds more than javac's heap and a little."""
+    run = subprocess.run([sys.executable, str(Path(__file__).with_name("sandbox_attacks.py")),
+                          "javac_folds_constants_into_gigabytes"], cwd="/", capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}, timeout=600)
+    report = json.loads(run.stdout.splitlines()[-1])
+    assert report["neighbours_ok"] and report["compiled"] is False, report
+    assert report["children_peak_mb"] < 2 * java_compiler.JAVAC_HEAP_MB, report
+
+
+@pytest.mark.java
+@needs_jdk
+def test_javac_writes_no_class_file_over_its_cap():
+    """38 KB of source folded into a 49 MB class file: javac's file-size limit fails that program's
+    compile, with javac's own message, and the programs beside it still compile and run."""
+    attack = next(a for a in ATTACKS if a.name == "javac_writes_a_class_file_of_megabytes")
+    right, wrong = NEIGHBOURS["java"]
+    results = run_tests("java", "add", [right, program(attack, {}), wrong], TESTS, LIMITS)
+    assert [[c.status for c in r.cases] for r in results] == [["pass", "pass"], [], ["fail", "fail"]]
+    assert [d.message for d in results[1].diagnostics] == ["error while writing Sub1: File too large"]
+
+
 def test_own_verdict_only_for_forged_records():
     """The fd-3 forger forges nothing for its neighbours; what it wrote counts for itself only."""
     report = run_attack(next(a for a in ATTACKS if a.name == "fd3_forges_neighbours"))
@@ -62,7 +89,6 @@ def test_own_verdict_only_for_forged_records():
 
 def test_refuses_without_namespaces_unless_unsafe(monkeypatch):
     """Where the kernel refuses the jail: one explicit refusal, and the unsafe fallback only on request."""
-    from kaser.code.sandbox import Limits, run_tests
     monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
     before = set(Path("/dev/shm").glob("kaser-sandbox-*"))
     with pytest.raises(isolation.IsolationUnavailable, match="refusing to run it.*--unsafe-no-isolation"):

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import atexit
 import functools
+import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import threading
@@ -66,6 +68,11 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Du
 # javac's heap: it reads student code, and 1 KB of source with constant folding can ask for
 # gigabytes; a run that runs out is split until the program that caused it fails on its own
 JAVAC_HEAP_MB = 512
+# javac runs outside the jail, so rlimits hold it besides its heap and its wall-clock limit: no
+# core dumps, and no class file over JAVAC_FILE_BYTES (folded constants in a few lines of source
+# fill megabytes of constant pool; a write past the cap fails that run, which is then split).
+# RLIMIT_AS would break the JVM (it reserves far more address space than it uses).
+JAVAC_FILE_BYTES = 16 << 20
 
 
 def compile_sources(files: dict[int, Path], out: Path, lines: dict[int, int],
@@ -112,17 +119,21 @@ def _javac_run(files, out: Path, policy: list[str], startup_s: float) -> tuple[i
             "-nowarn", "-Xlint:none",
             "-Xmaxerrs", "1000000", "-proc:none", "-implicit:none", "-cp", str(empty), "-sourcepath", str(empty),
             "-d", str(out), *map(str, files)]
+    timeout = startup_s + 0.2 * len(argv)
+    limits = {resource.RLIMIT_CORE: 0, resource.RLIMIT_FSIZE: JAVAC_FILE_BYTES,
+              resource.RLIMIT_CPU: math.ceil(2 * timeout)}   # its threads together, on the wall-clock limit
     try:
         run = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=isolation.ENV,
-                             cwd=out.parent, timeout=startup_s + 0.2 * len(argv), preexec_fn=_dies_with_us())
+                             cwd=out.parent, timeout=timeout, preexec_fn=_dies_with_us(limits))
         return run.returncode, run.stdout + run.stderr
     except subprocess.TimeoutExpired:
         return -1, "javac timed out"
 
 
-def _dies_with_us():
-    """A javac that outlived us would write into a scratch folder after its reaper removed it."""
-    return functools.partial(isolation.start_child, {}, os.getpid())
+def _dies_with_us(limits: dict | None = None):
+    """A javac that outlived us would write into a scratch folder after its reaper removed it;
+    `limits`: rlimits it runs under."""
+    return functools.partial(isolation.start_child, limits or {}, os.getpid())
 
 
 _harness_lock = threading.Lock()
