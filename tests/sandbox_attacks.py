@@ -27,6 +27,7 @@ import resource
 import secrets
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -567,6 +568,13 @@ def contained(report: dict, limits: Limits = LIMITS) -> list[str]:
         ("connected to 127.0.0.1", report["connected"]),
         (f"ran {report['seconds']} s", report["seconds"] > allowed)) if bad]
     return problems
+
+
+def rootless() -> bool:
+    """True where `unshare --user --map-root-user` makes us root of a user namespace of one id."""
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True).returncode == 0
 
 
 def main(names: list[str]) -> None:

@@ -3,8 +3,9 @@
 Each attack must be contained: its neighbours keep their verdicts, nothing of the secret file or
 the parent's OPENAI_API_KEY comes back, nothing is written outside the jail, no process outlives
 the batch, nothing reaches 127.0.0.1, and the batch ends within the cases' hard limits. As an
-ordinary user (root drops to `nobody` for it) the same holds, or every attack is refused with the
-one explicit line where the kernel refuses namespaces.
+ordinary user (root drops to `nobody` for it) and as root of a user namespace of one id (the
+attacks of ISSUE_43) the same holds, or every attack is refused with the one explicit line where
+the kernel refuses namespaces.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_attacks import ATTACKS, LIMITS, NEIGHBOURS, TESTS, contained, program, run_attack
+from sandbox_attacks import ATTACKS, LIMITS, NEIGHBOURS, TESTS, contained, program, rootless, run_attack
 
 from kaser.code import isolation, java_compiler
 from kaser.code.sandbox import Limits, run_tests
@@ -110,13 +111,17 @@ def _ordinary_user_python() -> list[str] | None:
     return ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", python]
 
 
-@pytest.mark.slow
-def test_hostile_suite_as_an_ordinary_user():
-    command = _ordinary_user_python()
-    if command is None:
-        pytest.skip("no setpriv or system Python to run the suite as an ordinary user")
+# the attacks of issue 43 (a program's cost or classes reaching its neighbours), run as every user below
+ISSUE_43 = ["fills_the_result_stream_for_the_next_program", "every_record_field_megabytes", "makes_folders_until_stopped",
+            "memory_files_hold_a_gigabyte", "listdir_and_scandir_outside", "declares_its_neighbours_classes",
+            "loads_a_neighbours_class", "throws_thread_death_on_its_last_case", "javac_folds_constants_into_gigabytes",
+            "javac_writes_a_class_file_of_megabytes"]
+
+
+def _suite_as(command: list[str], names: list[str]) -> None:
+    """Run the suite's `names` through `command` (a Python and what it runs under): every attack is
+    contained, or every one refused with the one explicit line where the kernel refuses namespaces."""
     root = Path(__file__).resolve().parents[1]
-    names = [a.name for a in ATTACKS if a.language == "python" or a.name in ISSUE_JAVA]
     run = subprocess.run([*command, str(root / "tests" / "sandbox_attacks.py"), *names], cwd="/",
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": "/"},
                          capture_output=True, text=True, timeout=900)
@@ -131,6 +136,27 @@ def test_hostile_suite_as_an_ordinary_user():
         assert run.stderr.count("refusing to run it") == 1, run.stderr[-2000:]
     for report in reports:
         assert contained(report) == [], report
+
+
+@pytest.mark.slow
+def test_hostile_suite_as_an_ordinary_user():
+    command = _ordinary_user_python()
+    if command is None:
+        pytest.skip("no setpriv or system Python to run the suite as an ordinary user")
+    _suite_as(command, [a.name for a in ATTACKS if a.language == "python" or a.name in ISSUE_JAVA])
+
+
+@pytest.mark.parametrize("user", ["ordinary user", "root of a user namespace"])
+def test_issue_43_attacks_as_an_ordinary_user_and_as_root_of_a_user_namespace(user):
+    """Python and Java, beside the root run above: as `nobody` (or ourselves, when ordinary), and as
+    root of a user namespace mapping one id (a rootless container: no fresh ids for the jail)."""
+    if user == "ordinary user":
+        command = _ordinary_user_python()
+    else:
+        command = ["unshare", "--user", "--map-root-user", sys.executable] if rootless() else None
+    if command is None:
+        pytest.skip(f"cannot run Python as {user} here")
+    _suite_as(command, ISSUE_43)
 
 
 def test_annotate_refuses_without_namespaces_and_runs_when_told(monkeypatch, tmp_path, capsys):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_attacks import ESCAPE
+from sandbox_attacks import ESCAPE, rootless
 
 from kaser.code.sandbox import Limits, run_tests
 
@@ -131,13 +131,6 @@ def test_ten_children_cannot_hold_more_than_the_jail_total():
     assert seconds < 2 * (2 * limits.case_timeout_s + 2), f"the memory limit took {seconds:.1f} s to act"
 
 
-def _rootless() -> bool:
-    """True where `unshare --user --map-root-user` makes us root of a user namespace of one id."""
-    if shutil.which("unshare") is None:
-        return False
-    return subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True).returncode == 0
-
-
 ROOTLESS = """
 import logging, os
 from kaser.code import isolation
@@ -149,7 +142,7 @@ print(isolation.isolation().name, result.cases[0].status)
 """
 
 
-@pytest.mark.skipif(not _rootless(), reason="unshare --user --map-root-user is refused here")
+@pytest.mark.skipif(not rootless(), reason="unshare --user --map-root-user is refused here")
 def test_the_jail_runs_as_root_of_a_user_namespace():
     """As in a rootless container: root, but only one user id mapped, so no fresh id to switch to."""
     run = subprocess.run(["unshare", "--user", "--map-root-user", sys.executable, "-c", ROOTLESS], cwd=ROOT,
