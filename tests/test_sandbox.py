@@ -139,6 +139,19 @@ def test_python_may_make_and_change_folders_in_its_own_folder_only():
     assert [(c.status, c.detail) for c in run_beside("python", code).cases] == [("pass", "")] * 2
 
 
+def test_python_lists_only_its_own_folder_and_the_python_installation():
+    # its folder, a folder it made (by path or by descriptor) and the standard library may be listed
+    # (imports list them too); the root, /etc, /dev/shm and the folder above its own may not
+    code = ("import os\ndef add(a, b):\n    os.makedirs('sub', exist_ok=True)\n    open('sub/x', 'w').close()\n"
+            "    seen = os.listdir() + os.listdir(os.open('sub', os.O_RDONLY)) + [e.name for e in os.scandir('.')]\n"
+            "    stdlib = os.listdir(os.path.dirname(os.__file__))\n    import json, textwrap\n    refused = 0\n"
+            "    for call in (lambda: os.listdir('/'), lambda: list(os.scandir('/etc')), lambda: os.listdir('..'),\n"
+            "                 lambda: os.listdir('/dev/shm')):\n"
+            "        try:\n            call()\n        except PermissionError:\n            refused += 1\n"
+            "    return a + b if refused == 4 and seen == ['sub', 'x', 'sub'] and 'json' in stdlib else -refused\n")
+    assert [(c.status, c.detail) for c in run_beside("python", code).cases] == [("pass", "")] * 2
+
+
 def test_python_exit_is_reported_as_exit():
     code = "import os, sys\ndef add(a, b):\n    if a == 1:\n        sys.exit(3)\n    os._exit(4)\n"
     result = run_beside("python", code)

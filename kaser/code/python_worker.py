@@ -44,8 +44,10 @@ after it.
 Inside a child, fds 0-2 point at /dev/null and an audit hook (irremovable) refuses process
 creation, sockets, ctypes, threads, signals to other processes, changing limits or directory,
 writes, deletions, new folders and mode changes outside its working folder (a path argument is
-taken relative to its dir_fd where one is given; an int mode is no path), and reads of /proc,
-/sys and of any directory or file outside that folder and the Python installation;
+taken relative to its dir_fd where one is given; an int mode is no path), reads of /proc,
+/sys and of any directory or file outside that folder and the Python installation, and listing
+a folder outside those two (os.listdir, os.scandir; CPython raises no event for os.mknod,
+os.mkfifo or os.memfd_create, which only the jail and the cleanup hold);
 sys.setrecursionlimit is capped at 20,000, since unwinding millions of frames takes longer than
 any time limit (a runaway recursion then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
 and the process boundary are what hold against code that escapes it.
@@ -165,6 +167,10 @@ def _install_guard(work):
                     path = _named_path(args[position], folder_fd)
                     if path is None or not _inside(path, work):
                         refuse(event, " outside the working directory")
+        elif event in ("os.listdir", "os.scandir"):   # a path, a descriptor, or None for "."
+            path = _named_path("." if args[0] is None else args[0], None)
+            if path is None or not any(_inside(path, root) for root in (work, *readable)):
+                refuse("listing " + str(path))
         elif event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
             path, mode, flags = os.path.realpath(os.fsdecode(args[0])), args[1], args[2] or 0
             if _inside(path, work):
