@@ -104,16 +104,19 @@ FILL_THE_STREAM = """
 """
 
 
+def folded_strings(levels: int) -> str:
+    """Java class members S0 .. S<levels>: string constants javac folds at compile time, each four
+    times the one before, so S<levels> holds 16 x 4^levels characters."""
+    return "static final String S0 = \"xxxxxxxxxxxxxxxx\";\n" + "".join(
+        f"static final String S{i} = S{i - 1} + S{i - 1} + S{i - 1} + S{i - 1};\n" for i in range(1, levels + 1))
+
+
 # Java, class members only (whole=True): 1 KB of source whose constant folding asks javac for a
 # string of 16 x 4^13 characters (about 5 GB resident without a heap cap)
-JAVAC_FOLDS = "static final String S0 = \"xxxxxxxxxxxxxxxx\";\n" + "".join(
-    f"static final String S{i} = S{i - 1} + S{i - 1} + S{i - 1} + S{i - 1};\n" for i in range(1, 14)) + \
-    "public int add(int a, int b) { return S13.length() > 0 ? a + b : -999; }"
+JAVAC_FOLDS = folded_strings(13) + "public int add(int a, int b) { return S13.length() > 0 ? a + b : -999; }"
 # 38 KB of source that javac folds into 1,000 string constants of 48 KB: a 49 MB class file in
 # the batch's scratch folder, which is memory (/dev/shm), outside the jail and its caps
-JAVAC_WRITES = "static final String S0 = \"xxxxxxxxxxxxxxxx\";\n" + "".join(
-    f"static final String S{i} = S{i - 1} + S{i - 1} + S{i - 1} + S{i - 1};\n" for i in range(1, 6)) + \
-    "static final String T = S5 + S5 + S5;\n" + "".join(f"static final String T{k} = T + {k};\n" for k in range(1000)) + \
+JAVAC_WRITES = folded_strings(5) + "static final String T = S5 + S5 + S5;\n" + "".join(f"static final String T{k} = T + {k};\n" for k in range(1000)) + \
     "public int add(int a, int b) { return a + b; }"
 
 

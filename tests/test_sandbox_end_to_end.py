@@ -15,6 +15,8 @@ import shutil
 import polars as pl
 import pytest
 
+from sandbox_attacks import folded_strings
+
 from kaser.cli import main
 from kaser.data.contracts import write_dataset
 from kaser.data.synth import generate
@@ -122,8 +124,7 @@ JAVA_RECORD_SIZE = """
 JAVAC_FOLDS = """
     throw new RuntimeException("hostile");
 }
-static final String S0 = "xxxxxxxxxxxxxxxx";
-""" + "".join(f"static final String S{i} = S{i - 1} + S{i - 1} + S{i - 1} + S{i - 1};\n" for i in range(1, 14))
+""" + folded_strings(13)
 RECORD_SIZE = """
     import os, json
     big = "x" * (1200 << 10)
