@@ -6,12 +6,20 @@ typo is an error rather than a silently ignored setting. Who reads the file name
 the stage runner (stages/_runner.py) for params.yaml, the `kaser` CLI for its --params file.
 
     cfg = from_dict(KnowledgeParams, params["knowledge"], where="params.yaml:knowledge")
+
+params.yaml is the one home of every value: the settings classes have no defaults for its keys.
+Code outside the pipeline (tests, benchmarks, studies, a library caller in a checkout) takes the
+pipeline's values with a few changed through `settings`:
+
+    cfg = settings(GenerateParams, "generate", k=2, max_new_tokens=8)
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
@@ -19,6 +27,8 @@ import yaml
 from kaser import InputError
 
 T = TypeVar("T")
+# the repository's params.yaml (beside the kaser/ package folder, in a checkout)
+PARAMS_FILE = Path(__file__).resolve().parents[1] / "params.yaml"
 
 
 class _SettingsLoader(yaml.SafeLoader):
@@ -72,3 +82,44 @@ def from_dict(cls: type[T], values: dict[str, Any], *, where: str) -> T:
         if err.file is not None:
             raise
         raise InputError(str(err), file=where) from None
+
+
+@functools.cache
+def _repository_params() -> dict[str, Any]:
+    if not PARAMS_FILE.is_file():
+        raise InputError("not found: `settings` reads the repository's params.yaml; outside a "
+                         "checkout pass params= (a dict of sections)", file=PARAMS_FILE)
+    return load_settings(PARAMS_FILE.read_text()) or {}
+
+
+def settings(cls: type[T], section: str, params: dict[str, Any] | None = None, *,
+             part: bool = False, **overrides: Any) -> T:
+    """Section `section` of `params` (default: the repository's params.yaml) as dataclass `cls`,
+    with `overrides` in place of the file's values: the pipeline's settings, a few changed.
+
+    `part=True` takes only `cls`'s fields from a section it shares (e.g. StaticParams from
+    `annotate`). Unknown keys, in the section or among the overrides, fail as in `from_dict`.
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class C:
+    ...     a: int
+    ...     b: str
+    >>> settings(C, "s", {"s": {"a": 1, "b": "x"}}, b="y")
+    C(a=1, b='y')
+    >>> settings(C, "s", {"s": {"a": 1, "b": "x", "c": 3}}, part=True)
+    C(a=1, b='x')
+    >>> settings(C, "s", {"s": {"a": 1, "b": "x"}}, d=2)
+    Traceback (most recent call last):
+    kaser.InputError: params.yaml:s: unknown key(s) d; known: a, b
+    >>> from kaser.predictor.sampling import GenerateParams
+    >>> settings(GenerateParams, "generate", k=2).k
+    2
+    """
+    params = _repository_params() if params is None else params
+    if section not in params:
+        raise InputError(f"no section '{section}'", file="params.yaml")
+    values = dict(params[section] or {})
+    if part:
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in values.items() if k in names}
+    return from_dict(cls, values | overrides, where=f"params.yaml:{section}")
