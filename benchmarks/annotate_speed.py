@@ -30,6 +30,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kaser import config
 from kaser.errors.annotate import annotation_counts, annotation_quality
 from kaser.llm import ChatClient, LLMParams
 from kaser.errors.llm_tasks import annotate_llm
@@ -43,7 +44,7 @@ def static_speed(language: str, args) -> tuple[int, float, pl.DataFrame, pl.Data
     if args.no_tests:
         problems = problems.with_columns(pl.lit(None, dtype=problems.schema["tests"]).alias("tests"))
     start = time.perf_counter()
-    annotations = annotate_submissions(problems, submissions, StaticParams())
+    annotations = annotate_submissions(problems, submissions, config.settings(StaticParams, "annotate", part=True))
     seconds = time.perf_counter() - start
     quality = annotation_quality(annotations, submissions, language)
     counts = annotation_counts(annotations, submissions)

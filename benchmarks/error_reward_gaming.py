@@ -28,9 +28,11 @@ from pathlib import Path
 
 import polars as pl
 
+from kaser import config
 from kaser.data.contracts import read_dataset, write_dataset
 from kaser.errors.cluster import join_submission_errors
 from kaser.errors.judge import JudgeParams, reward_judge
+from kaser.errors.static_annotator import StaticParams
 from kaser.metrics.sets import iou
 from kaser.predictor.rewards import make_error_reward
 
@@ -86,7 +88,8 @@ def policy_rewards(folder: Path, pairs: int) -> tuple[str, dict[str, dict[str, t
     rows = drawn.to_dicts()
     lists = [candidates.get(r["problem_id"], []) for r in rows]
     means = {}
-    with reward_judge(folder, JudgeParams("static")) as judge:
+    with reward_judge(folder, JudgeParams("static"),
+                      config.settings(StaticParams, "annotate", part=True)) as judge:
         reward = make_error_reward(judge)
         for name, policy in policies.items():
             answers = [policy(row) for row in rows]

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from error_reward_gaming import first_submissions, write_true_error_dataset  # noqa: E402
 
-from kaser.config import load_settings  # noqa: E402
+from kaser.config import load_settings, settings  # noqa: E402
 from kaser.data.contracts import read_dataset  # noqa: E402
 from kaser.errors.annotate import AnnotateParams  # noqa: E402
 from kaser.errors.cluster import join_submission_errors  # noqa: E402
@@ -153,8 +153,8 @@ def main() -> None:
             folder = ROOT / "data" / args.dataset
             sources = {Path(path).stem: pl.read_parquet(path) for path in args.predictions}
         params = load_settings((ROOT / "params.yaml").read_text())   # the judge GRPO's stage builds
-        static = AnnotateParams(**params["annotate"]).static_params()
-        with reward_judge(folder, JudgeParams(**params["judge"]), static) as judge:
+        static = settings(AnnotateParams, "annotate", params).static_params()
+        with reward_judge(folder, settings(JudgeParams, "judge", params), static) as judge:
             results = {name: summary(judged(folder, frame, judge)) for name, frame in sources.items()}
     columns = list(next(iter(next(iter(results.values())).values())))
     print("| predictions | pairs | " + " | ".join(columns[1:]) + " |")

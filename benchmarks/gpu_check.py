@@ -67,6 +67,8 @@ sys.path.insert(1, str(ROOT / "tests"))   # tiny_lm: SmolLM2's tokenizer offline
 import polars as pl  # noqa: E402
 import torch  # noqa: E402
 
+from kaser import config  # noqa: E402
+
 SMOLLM2_SHAPE = dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30,
                      num_attention_heads=9, num_key_value_heads=3, rope_theta=100000.0,
                      rms_norm_eps=1e-5, max_position_embeddings=8192, initializer_range=0.02)
@@ -293,7 +295,7 @@ def run_sft(model_dir: Path, train: pl.DataFrame, args, out_dir: Path, device: s
 def _sft(model_dir, train, args, out_dir, device, name, steps, checkpointing):
     from kaser.predictor.sft import SftParams, examples_trainer, sample_pairs, sft_examples
 
-    params = SftParams(batch_size=args.sft_batch, max_pairs=args.sft_batch * steps,
+    params = config.settings(SftParams, "sft", batch_size=args.sft_batch, max_pairs=args.sft_batch * steps,
                        max_length=1024, learning_rate=2e-4, epochs=1, seed=0,
                        gradient_checkpointing=checkpointing)
     chosen = sample_pairs(train, params.max_pairs, params.seed)
@@ -311,9 +313,11 @@ def _sft(model_dir, train, args, out_dir, device, name, steps, checkpointing):
 def make_judge(problems: pl.DataFrame, submissions: pl.DataFrame):
     """The static judge over the synthetic data, standard labels (no cluster renaming)."""
     from kaser.errors.judge import StaticJudge
+    from kaser.errors.static_annotator import StaticParams
     no_clusters = pl.DataFrame(schema={"category": pl.String, "label": pl.String,
                                        "cluster_label": pl.String})
-    return StaticJudge(problems, submissions, no_clusters)
+    return StaticJudge(problems, submissions, no_clusters,
+                       config.settings(StaticParams, "annotate", part=True))
 
 
 @phase("judge")
@@ -356,7 +360,7 @@ def calibrate_ending(model_dir: Path, ending_dir: Path, sft_dir: Path, train: pl
     pool = sample_pairs(train, 2 * args.grpo_steps, 0)
     prompts = [tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True)
                for m in pair_messages(pool)]
-    params = GenerateParams(backend="torch", k=5, temperature=0.7, top_k=40, top_p=1.0,
+    params = config.settings(GenerateParams, "generate", backend="torch", k=5, temperature=0.7, top_k=40, top_p=1.0,
                             repetition_penalty=1.1, max_new_tokens=args.max_new_tokens,
                             batch_size=8, seed=0)
     tried = []
@@ -385,7 +389,7 @@ def run_grpo(model_dir: Path, sft_dir: Path, train: pl.DataFrame, judge, args, o
 def _grpo(model_dir, sft_dir, train, judge, args, out_dir, device, name, steps, checkpointing):
     from kaser.predictor.grpo import GrpoParams, grpo_trainer
 
-    params = GrpoParams(num_generations=5, prompts_per_step=2, learning_rate=1e-5,
+    params = config.settings(GrpoParams, "grpo", num_generations=5, prompts_per_step=2, learning_rate=1e-5,
                         max_completion_length=args.max_new_tokens, max_pairs=2 * steps,
                         temperature=0.7, top_k=40, top_p=1.0, repetition_penalty=1.1,
                         reward_weights=(1.0, 1.0, 1.0), loss_type="dapo", beta=0.0, seed=0,
@@ -420,7 +424,7 @@ def run_sampling(model_dir: Path, adapter: Path | None, test: pl.DataFrame, args
     pairs = test.head(args.sample_pairs)
     report = {"pairs": pairs.height, "k": 5}
     for backend in ("transformers", "torch"):
-        params = GenerateParams(backend=backend, k=5, temperature=0.7, top_k=40, top_p=1.0,
+        params = config.settings(GenerateParams, "generate", backend=backend, k=5, temperature=0.7, top_k=40, top_p=1.0,
                                 repetition_penalty=1.1, max_new_tokens=args.max_new_tokens,
                                 batch_size=8, seed=0)
         start = time.perf_counter()
@@ -445,9 +449,9 @@ def run_sampling(model_dir: Path, adapter: Path | None, test: pl.DataFrame, args
     distinct = [tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True)
                 for m in pair_messages(test)]
     prompts = [distinct[i % len(distinct)] for i in range(args.throughput_prompts)]
-    generate_batched(model, tokenizer, prompts[:1], GenerateParams(k=1, max_new_tokens=4), desc="warm-up")
+    generate_batched(model, tokenizer, prompts[:1], config.settings(GenerateParams, "generate", k=1, max_new_tokens=4), desc="warm-up")
     for batch in args.batch_sizes:
-        fast = GenerateParams(k=5, temperature=0.7, top_k=40, max_new_tokens=args.max_new_tokens,
+        fast = config.settings(GenerateParams, "generate", k=5, temperature=0.7, top_k=40, max_new_tokens=args.max_new_tokens,
                               batch_size=batch, seed=0)
         if torch.cuda.is_available():
             torch.cuda.synchronize()
@@ -474,7 +478,7 @@ def run_vllm(model_dir: Path, adapter: Path | None, test: pl.DataFrame, args) ->
         log(RESULT["vllm"])
         return
     from kaser.predictor.sampling import GenerateParams, predict
-    params = GenerateParams(backend="vllm", k=5, max_new_tokens=args.max_new_tokens, seed=0)
+    params = config.settings(GenerateParams, "generate", backend="vllm", k=5, max_new_tokens=args.max_new_tokens, seed=0)
     start = time.perf_counter()
     predictions = predict(model_dir, adapter, test.head(args.sample_pairs), params, "kaser")
     RESULT["vllm"] = {"seconds": round(time.perf_counter() - start, 2), "rows": predictions.height}

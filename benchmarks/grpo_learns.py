@@ -60,6 +60,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kaser import config  # noqa: E402
 from kaser.config import load_settings  # noqa: E402
 
 
@@ -183,7 +184,7 @@ def probe_rewards(base, adapter, probe: pl.DataFrame, params, k: int, judge, dty
     tokenizer = load_tokenizer(base)
     prompts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
                for chat in pair_messages(probe)]
-    sampling = GenerateParams(backend="torch", k=k, temperature=params.temperature,
+    sampling = config.settings(GenerateParams, "generate", backend="torch", k=k, temperature=params.temperature,
                               top_k=params.top_k, top_p=params.top_p,
                               repetition_penalty=params.repetition_penalty,
                               max_new_tokens=params.max_completion_length, batch_size=8,
@@ -303,8 +304,8 @@ def main(argv: list[str] | None = None) -> None:
         dtype = params["model"]["dtype"]
         from kaser.data.contracts import read_dataset
         grpo = resolve_completion_length(grpo, base, read_dataset(folder)[1])
-        judging = reward_judge(folder, JudgeParams(**params["judge"]),
-                                     AnnotateParams(**params["annotate"]).static_params())
+        judging = reward_judge(folder, config.settings(JudgeParams, "judge", params),
+                                     config.settings(AnnotateParams, "annotate", params).static_params())
     pool = sample_pairs(train, args.pool, grpo.seed)
     probe = probe_pairs(test, args.probe, grpo.seed + 1)
     grpo = dataclasses.replace(grpo, max_pairs=None,

@@ -40,6 +40,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kaser import config  # noqa: E402
 from kaser.config import load_settings  # noqa: E402
 
 
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
                                          target_modules=list(sft["target_modules"]),
                                          init_lora_weights=False, task_type="CAUSAL_LM")
                        ).save_pretrained(Path(work) / "adapter")
-        settings = GrpoParams(num_generations=grpo["num_generations"], prompts_per_step=1,
+        settings = config.settings(GrpoParams, "grpo", num_generations=grpo["num_generations"], prompts_per_step=1,
                               temperature=grpo["temperature"], max_completion_length=budget)
         toy = pl.DataFrame({"student_id": ["s"], "problem_id": ["p"], "step": [0],
                             "language": ["python"], "statement": ["-"], "signature": [None],

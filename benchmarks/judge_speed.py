@@ -26,6 +26,7 @@ import time
 
 import polars as pl
 
+from kaser import config
 from kaser.code.sandbox import java_available
 from kaser.data.synth import generate
 from kaser.errors.judge import StaticJudge
@@ -72,7 +73,7 @@ def main() -> None:
         sys.exit("no JDK found (javac, java): run with --language python or install one")
     problems, submissions = generate(args.language, args.students, args.problems, args.seed)
     codes = codes_per_problem(submissions, args.codes)
-    settings = StaticParams()
+    settings = config.settings(StaticParams, "annotate", part=True)
     print(f"{args.language}: {len(codes)} problems x up to {args.codes} codes "
           f"({sum(map(len, codes.values()))} codes), static judge, default annotate settings")
 

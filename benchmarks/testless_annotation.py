@@ -15,14 +15,13 @@ repository (../shared/data/itap_python_sample); without it, name another ProgSna
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import tempfile
 from pathlib import Path
 
 import polars as pl
 
-from kaser.config import load_settings
+from kaser.config import load_settings, settings
 from kaser.data.contracts import write_dataset
 from kaser.data.progsnap2 import ingest_progsnap2
 from kaser.errors.annotate import AnnotateParams, annotate_folder
@@ -33,8 +32,8 @@ SMOKE_STUDENTS = 3
 
 def annotate_settings(params: Path) -> AnnotateParams:
     """params.yaml's `annotate` section, backend static."""
-    section = load_settings(params.read_text(encoding="utf-8"))["annotate"]
-    return dataclasses.replace(AnnotateParams(**section), backend="static")
+    return settings(AnnotateParams, "annotate", load_settings(params.read_text(encoding="utf-8")),
+                    backend="static")
 
 
 def first_students(problems: pl.DataFrame, submissions: pl.DataFrame, count: int):

@@ -39,7 +39,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kaser.config import load_settings  # noqa: E402
+from kaser.config import load_settings, settings  # noqa: E402
 
 LEVELS = {"0.1": 0.1, "0.9": 0.9, "own": None}   # condition -> the target KC's prompt level
 LOW, HIGH = "0.1", "0.9"
@@ -99,10 +99,8 @@ def train_no_error_reward(base, sft_adapter: Path, out: Path, folder: Path, para
     """GRPO from the SFT adapter with params.yaml grpo and the error reward's weight at 0."""
     from kaser.predictor.base_model import ModelParams
     from kaser.predictor.grpo import GrpoParams, ablated, train_runs
-    grpo = GrpoParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in params["grpo"].items()})
-    model = dataclasses.replace(ModelParams(**{k: tuple(v) if isinstance(v, list) else v
-                                               for k, v in params["model"].items()}),
-                                splits=(split,), folds=(fold,))
+    grpo = settings(GrpoParams, "grpo", params)
+    model = settings(ModelParams, "model", params, splits=(split,), folds=(fold,))
     train_runs(folder, model, ablated(grpo, "error"), judge, base, lambda s, f: sft_adapter,
                lambda s, f: out, dtype)
 
@@ -181,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.sampling import GenerateParams, predict, resolve_budget
 
     params = load_settings((ROOT / "params.yaml").read_text())
-    sampling = GenerateParams(**params["generate"])
+    sampling = settings(GenerateParams, "generate", params)
     work, out = Path(args.work), Path(args.out)
     start = time.perf_counter()
     if args.smoke:
@@ -201,8 +199,8 @@ def main(argv: list[str] | None = None) -> None:
         dtype = params["model"]["dtype"]
         from kaser.predictor.base_model import load_tokenizer
         sampling = resolve_budget(sampling, load_tokenizer(base), submissions)
-        judging = reward_judge(folder, JudgeParams(**params["judge"]),
-                               AnnotateParams(**params["annotate"]).static_params())
+        judging = reward_judge(folder, settings(JudgeParams, "judge", params),
+                               settings(AnnotateParams, "annotate", params).static_params())
     error_kcs = problem_error_kcs(problems, error_labels)
     targets = choose_targets(pairs, candidates, error_kcs, args.pairs, args.seed)
     log(f"{targets.height} pairs of {targets['problem_id'].n_unique()} problems, K = {sampling.k}, "

@@ -12,6 +12,7 @@ import ast
 import numpy as np
 import polars as pl
 
+from kaser import config
 from kaser.errors.judge import Verdict
 from kaser.evaluation.scoring import EvaluateParams, judge_predictions, read_truth
 
@@ -59,7 +60,7 @@ KASER = [
     ("problem", 1, "s4", "p2", ["", ""]),
     ("problem", 1, "s3", "p3", ["", ""]),
 ]
-PARAMS = EvaluateParams(methods=("kaser", "student_sft"), k_values=(1, 2))
+PARAMS = config.settings(EvaluateParams, "evaluate", methods=("kaser", "student_sft"), k_values=(1, 2))
 
 
 def _parses(code):

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 import yaml
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.evaluation.scoring import prediction_path, read_predictions
 from kaser.predictor.grpo import GrpoParams, ablated
 from stage_runs import ABLATE_PARAMS, full_params, stage
@@ -19,14 +19,14 @@ from stage_runs import ABLATE_PARAMS, full_params, stage
                                              ("error", (1.0, 0.0, 3.0)),
                                              ("diversity", (1.0, 2.0, 0.0))])
 def test_an_ablation_zeroes_one_weight_and_keeps_the_rest(reward, weights):
-    params = ablated(GrpoParams(reward_weights=(1.0, 2.0, 3.0), learning_rate=0.5), reward)
+    params = ablated(config.settings(GrpoParams, "grpo", reward_weights=(1.0, 2.0, 3.0), learning_rate=0.5), reward)
     assert params.reward_weights == weights
     assert params.learning_rate == 0.5
 
 
 def test_an_unknown_reward_names_the_params_key():
     with pytest.raises(InputError, match=r"ablations\.rewards.*similarity, error, diversity"):
-        ablated(GrpoParams(), "style")
+        ablated(config.settings(GrpoParams, "grpo"), "style")
 
 
 def test_ablation_predictions_live_beside_the_stage_that_writes_them(tmp_path):
@@ -53,7 +53,7 @@ def test_the_stage_trains_without_the_reward_and_samples_the_test_pairs(grpo_wor
     assert set(table["method"]) == {"kaser_no_err"}
     assert set(table.select("split", "fold").rows()) == {("student", 0)}
     expected = held_out_pairs(grpo_workspace / "data/toy", "student", 0,
-                              GenerateParams(**ABLATE_PARAMS["generate"]))
+                              config.settings(GenerateParams, "generate", **ABLATE_PARAMS["generate"]))
     assert (table.filter(pl.col("sample") == 0).select("student_id", "problem_id").sort(pl.all())
             .equals(expected.select("student_id", "problem_id").sort(pl.all())))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.errors.annotate import AnnotateParams, annotation_counts, annotation_quality
 from kaser.cli import main
 from kaser.errors.llm_tasks import ANNOTATION_SCHEMA
@@ -228,4 +228,4 @@ def test_quality_needs_true_errors():
 
 def test_unknown_backend_in_params_is_an_error():
     with pytest.raises(InputError, match="backend must be one of"):
-        AnnotateParams(backend="magic")
+        config.settings(AnnotateParams, "annotate", backend="magic")

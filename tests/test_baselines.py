@@ -13,7 +13,7 @@ import pytest
 import yaml
 from safetensors.torch import load_file
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.predictor.history_prompts import (NO_HISTORY_PERSONA, BaselineParams, icl_messages,
                              parastudent_examples, persona_messages, summary_chats, with_history)
 from kaser.llm import LLMParams
@@ -110,7 +110,7 @@ def test_parastudent_examples_skip_pairs_without_history_and_draw_with_a_seed():
 
 # -- local backend: personas from the model, cached -------------------------------------------
 
-GENERATE = GenerateParams(k=2, max_new_tokens=6, batch_size=4, seed=0)
+GENERATE = config.settings(GenerateParams, "generate", k=2, max_new_tokens=6, batch_size=4, seed=0)
 
 
 def test_local_personas_are_written_once_then_read_from_the_cache(tmp_path):
@@ -159,7 +159,7 @@ def text_server(monkeypatch):
 def openai_setup(server):
     llm = LLMParams(model="o4-mini", base_url=server.url, api_key_env=KEY_ENV, backoff_s=0.001,
                     max_retries=1, seed=7)
-    return llm, BaselineParams(backend="openai", openai_model="qwen-32b")
+    return llm, config.settings(BaselineParams, "baselines", backend="openai", openai_model="qwen-32b")
 
 
 def test_openai_personas_cost_nothing_the_second_time(text_server, tmp_path):
@@ -196,7 +196,7 @@ def test_openai_baseline_gives_k_distinct_cached_samples_per_pair(text_server, t
 
 def test_parastudent_needs_its_adapter(tmp_path):
     with pytest.raises(InputError, match="parastudent.py"):
-        predict_baseline("parastudent", pairs([("s", 3)]), PROBLEMS, SUBMISSIONS, BaselineParams(),
+        predict_baseline("parastudent", pairs([("s", 3)]), PROBLEMS, SUBMISSIONS, config.settings(BaselineParams, "baselines"),
                          GENERATE, llm=LLMParams(), model_id="tiny", cache_path=tmp_path / "c")
 
 

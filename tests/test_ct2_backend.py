@@ -13,13 +13,14 @@ pytest.importorskip("ctranslate2")
 
 from tiny_lm import chat_prompts, greedy_by_hand, same_distribution, tiny_model_folder  # noqa: E402
 
+from kaser import config  # noqa: E402
 from kaser.predictor.base_model import load_model, load_tokenizer, stop_token_ids  # noqa: E402
 from kaser import InputError  # noqa: E402
 from kaser.predictor.ct2_backend import (calls, convert, decoding_options, sample, sampled_ids,  # noqa: E402
                                          seeded_generators)
 from kaser.predictor.sampling import GenerateParams, generate_batched, sample_completions  # noqa: E402
 
-PARAMS = GenerateParams(backend="ctranslate2", k=3, temperature=0.7, top_k=40, top_p=1.0,
+PARAMS = config.settings(GenerateParams, "generate", backend="ctranslate2", k=3, temperature=0.7, top_k=40, top_p=1.0,
                         repetition_penalty=1.1, max_new_tokens=12, batch_size=2, seed=0)
 
 

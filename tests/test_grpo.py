@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 import torch
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.predictor.grpo import GrpoParams, grpo_examples, grpo_trainer, train_grpo, with_errors
 from kaser.predictor.base_model import load_model
 from tiny_lm import lora_state, tiny_model_folder
@@ -51,7 +51,7 @@ def test_examples_carry_the_reward_columns_and_one_group_per_row():
 
 def test_reward_weights_must_match_the_three_rewards(tmp_path):
     with pytest.raises(InputError, match="reward_weights needs 3 values"):
-        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(reward_weights=(1.0, 1.0), max_completion_length=8),
+        grpo_trainer(tiny_model_folder(), None, labelled(), config.settings(GrpoParams, "grpo", reward_weights=(1.0, 1.0), max_completion_length=8),
                      tmp_path, judge=lambda *a: None, dtype="float32")
 
 
@@ -97,7 +97,7 @@ def test_a_group_shares_its_prompt_forward_and_scores_as_trl_does(tmp_path, monk
                                                                   "o_proj"], task_type="CAUSAL_LM"))
     peft_model.save_pretrained(tmp_path / "sft")
     trainer = grpo_trainer(tiny_model_folder(ending=True), tmp_path / "sft", labelled(),
-                           GrpoParams(num_generations=3, max_completion_length=4, temperature=0.7),
+                           config.settings(GrpoParams, "grpo", num_generations=3, max_completion_length=4, temperature=0.7),
                            tmp_path / "grpo", judge=lambda *a: None, dtype="float32")
     calls, original = [], shared_prompt.completion_logps
 
@@ -155,7 +155,7 @@ def test_grpo_continues_the_sft_adapter_and_logs_each_reward(tmp_path, sft_adapt
         found = frozenset(candidates[:1] if len(code) % 2 else [])
         return Verdict(found, not found, True, found)
 
-    params = GrpoParams(num_generations=3, prompts_per_step=2, learning_rate=1e-3,
+    params = config.settings(GrpoParams, "grpo", num_generations=3, prompts_per_step=2, learning_rate=1e-3,
                         max_completion_length=12)
     log = train_grpo(tiny_model_folder(ending=True), adapter, labelled(), params, tmp_path / "grpo",
                      judge, dtype="float32")
@@ -193,10 +193,11 @@ def test_a_prose_policy_earns_less_total_reward_than_the_true_code(tmp_path):
     # wrong-operator error), 3 completions each. Prose earns error reward 0 everywhere, also on
     # the correct student, where plain IoU(∅, ∅) would pay 1.
     from kaser.errors.judge import StaticJudge
+    from kaser.errors.static_annotator import StaticParams
     from kaser.predictor.grpo import kaser_rewards
     from hike_problem import CANDIDATES, CORRECT, PROBLEM, WRONG_OPERATOR, dataset
 
-    judge = StaticJudge(*dataset(tmp_path))
+    judge = StaticJudge(*dataset(tmp_path), config.settings(StaticParams, "annotate", part=True))
     rows = [(CORRECT, [], True), (WRONG_OPERATOR, ["Incorrect logical operator"], False)]
     columns = {"code": [], "language": [], "problem_id": [], "errors": [], "candidate_errors": [],
                "correct": [], "group_id": []}
@@ -209,7 +210,7 @@ def test_a_prose_policy_earns_less_total_reward_than_the_true_code(tmp_path):
     prose = ["We go hiking when it is warm enough and it does not rain too much.",
              "The function returns True if the temperature allows hiking.",
              "Check the temperature range, which is narrower when it rains."] * 2
-    weights = GrpoParams().reward_weights
+    weights = config.settings(GrpoParams, "grpo").reward_weights
 
     def mean_total(completions):
         parts = [f(completions, prompts=["p"] * 6, completion_ids=[[5, 0]] * 6, **columns)
@@ -231,13 +232,13 @@ def test_auto_completion_length_comes_from_the_first_submissions():
     from kaser.predictor.sampling import data_budget
     submissions = pl.DataFrame({"student_id": ["a", "b"], "problem_id": ["p", "p"], "step": [0, 0],
                                 "code": ["x = 1", "y = [i * i for i in range(10)]"]})
-    auto = resolve_completion_length(GrpoParams(max_completion_length="auto", budget_percentile=100),
+    auto = resolve_completion_length(config.settings(GrpoParams, "grpo", max_completion_length="auto", budget_percentile=100),
                                      tiny_model_folder(), submissions)
     assert auto.max_completion_length == data_budget(load_tokenizer(tiny_model_folder()), submissions, 100, 1024)
-    assert resolve_completion_length(GrpoParams(max_completion_length=12), tiny_model_folder(),
+    assert resolve_completion_length(config.settings(GrpoParams, "grpo", max_completion_length=12), tiny_model_folder(),
                                      submissions).max_completion_length == 12
     with pytest.raises(InputError, match="must be resolved"):
-        grpo_trainer(tiny_model_folder(), None, labelled(), GrpoParams(max_completion_length="auto"),
+        grpo_trainer(tiny_model_folder(), None, labelled(), config.settings(GrpoParams, "grpo", max_completion_length="auto"),
                      "unused", judge=None, dtype="float32")
 
 
@@ -257,7 +258,7 @@ def test_each_generated_batch_gives_num_iterations_updates_and_the_zero_spread_s
     from kaser.errors.judge import Verdict
 
     adapter, _ = sft_adapter
-    params = GrpoParams(num_generations=3, prompts_per_step=2, learning_rate=1e-3,
+    params = config.settings(GrpoParams, "grpo", num_generations=3, prompts_per_step=2, learning_rate=1e-3,
                         max_completion_length=12, num_iterations=2, epsilon=0.1,
                         scale_rewards="none", multi_objective_aggregation="normalize_then_sum",
                         mask_truncated_completions=True, lr_scheduler_type="constant")

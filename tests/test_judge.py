@@ -1,14 +1,17 @@
 """The judge: static diagnoses mapped to cluster labels and restricted to candidates; LLM judge."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from kaser import config
 from kaser.errors.judge import JudgeParams, LLMJudge, StaticJudge, judge_name, judge_sources, reward_judge
 from kaser.errors.static_annotator import StaticParams
 from kaser.llm import LLMParams
 from hike_problem import CANDIDATES, CORRECT, PROBLEM, SYNTAX, WRONG_OPERATOR, dataset
+ANNOTATOR = config.settings(StaticParams, "annotate", part=True)   # the pipeline's settings
 RENAMED = CORRECT.replace("def can_hike", "def go_hiking")                  # another name
 RENAMED_WRONG = WRONG_OPERATOR.replace("def can_hike", "def go_hiking")     # another name and a bug
 
@@ -20,7 +23,7 @@ RENAMED_WRONG = WRONG_OPERATOR.replace("def can_hike", "def go_hiking")     # an
     (WRONG_OPERATOR, ["Off-by-one error"], set()),                    # not a candidate: dropped
 ])
 def test_static_judge(tmp_path, code, candidates, expected):
-    judge = StaticJudge(*dataset(tmp_path))
+    judge = StaticJudge(*dataset(tmp_path), ANNOTATOR)
     assert judge(PROBLEM.problem_id, code, candidates) == expected
 
 
@@ -35,14 +38,14 @@ def test_static_judge(tmp_path, code, candidates, expected):
 ])
 def test_validity_means_the_code_parses_and_a_wrong_name_is_one_error(tmp_path, code, valid, clean,
                                                                       diagnosed):
-    judge = StaticJudge(*dataset(tmp_path))
+    judge = StaticJudge(*dataset(tmp_path), ANNOTATOR)
     [verdict] = judge.verdicts(PROBLEM.problem_id, [code], CANDIDATES + ["Wrong function name"])
     assert (verdict.valid, verdict.clean, set(verdict.diagnosed)) == (valid, clean, diagnosed)
     assert set(verdict.errors) == diagnosed     # every diagnosis here is a candidate
 
 
 def test_judge_many_diagnoses_each_code_once(tmp_path):
-    judge = StaticJudge(*dataset(tmp_path))
+    judge = StaticJudge(*dataset(tmp_path), ANNOTATOR)
     first = judge.judge_many(PROBLEM.problem_id, [WRONG_OPERATOR, CORRECT, WRONG_OPERATOR], CANDIDATES)
     assert first == [{"Incorrect logical operator"}, set(), {"Incorrect logical operator"}]
     assert len(judge._found) == 2     # two distinct codes diagnosed, the repeat served from memory
@@ -50,18 +53,18 @@ def test_judge_many_diagnoses_each_code_once(tmp_path):
 
 def test_reward_judge_takes_its_settings_and_needs_the_cluster_outputs(tmp_path):
     dataset(tmp_path)
-    with reward_judge(tmp_path, JudgeParams("static"), StaticParams()) as judge:
+    with reward_judge(tmp_path, JudgeParams("static"), ANNOTATOR) as judge:
         assert judge(PROBLEM.problem_id, WRONG_OPERATOR, CANDIDATES) == {"Incorrect logical operator"}
     (tmp_path / "error_labels.parquet").unlink()
     with pytest.raises(Exception, match="error_labels.parquet"):
-        with reward_judge(tmp_path, JudgeParams("static"), StaticParams()):
+        with reward_judge(tmp_path, JudgeParams("static"), ANNOTATOR):
             pass
 
 
 def test_unknown_backend_is_a_clear_error(tmp_path):
     dataset(tmp_path)
     with pytest.raises(Exception, match="unknown judge backend 'magic'"):
-        with reward_judge(tmp_path, JudgeParams("magic")):
+        with reward_judge(tmp_path, JudgeParams("magic"), ANNOTATOR):
             pass
 
 
@@ -77,7 +80,7 @@ def _other(value):
 STATIC = JudgeParams("static")
 OPENAI = JudgeParams("openai")
 SETTING_CHANGES = (
-    [(f"annotate.{f}", STATIC, StaticParams(**{f: _other(getattr(StaticParams(), f))}), None)
+    [(f"annotate.{f}", STATIC, replace(ANNOTATOR, **{f: _other(getattr(ANNOTATOR, f))}), None)
      for f in StaticParams.__dataclass_fields__]
     + [(f"llm.{f}", OPENAI, None, LLMParams(**{f: _other(getattr(LLMParams(), f))}))
        for f in ("model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens", "seed")]
@@ -86,7 +89,7 @@ SETTING_CHANGES = (
 
 @pytest.mark.parametrize("setting, cfg, settings, llm", SETTING_CHANGES, ids=[c[0] for c in SETTING_CHANGES])
 def test_every_setting_that_decides_a_judgement_changes_the_judge_name(setting, cfg, settings, llm):
-    base = judge_name(cfg, None, None) if setting != "judge.backend" else judge_name(STATIC)
+    base = judge_name(cfg, ANNOTATOR, None) if setting != "judge.backend" else judge_name(STATIC, ANNOTATOR)
     assert judge_name(cfg, settings, llm) != base, setting
 
 
@@ -94,11 +97,11 @@ def test_every_setting_that_decides_a_judgement_changes_the_judge_name(setting, 
 def test_a_change_to_any_dataset_file_the_judge_reads_changes_the_judge_name(tmp_path, name):
     dataset(tmp_path)
     inputs = [tmp_path / n for n in ("problems.parquet", "submissions.parquet", "error_labels.parquet")]
-    before = judge_name(STATIC, inputs=inputs)
-    assert judge_name(STATIC, inputs=inputs) == before
+    before = judge_name(STATIC, ANNOTATOR, inputs=inputs)
+    assert judge_name(STATIC, ANNOTATOR, inputs=inputs) == before
     frame = pl.read_parquet(tmp_path / name)
     frame.with_columns(pl.col(frame.columns[0]) + "x").write_parquet(tmp_path / name)   # another id
-    assert judge_name(STATIC, inputs=inputs) != before
+    assert judge_name(STATIC, ANNOTATOR, inputs=inputs) != before
 
 
 def test_settings_that_cannot_change_a_judgement_keep_the_judge_name():
@@ -106,8 +109,8 @@ def test_settings_that_cannot_change_a_judgement_keep_the_judge_name():
     # for the static judge, nor annotator settings for the LLM judge
     assert judge_name(OPENAI, None, LLMParams(timeout_s=5, max_concurrency=1, base_url="http://x")) \
         == judge_name(OPENAI, None, LLMParams())
-    assert judge_name(STATIC, StaticParams(), LLMParams(model="other")) == judge_name(STATIC, StaticParams())
-    assert judge_name(OPENAI, StaticParams(seed=7), None) == judge_name(OPENAI)
+    assert judge_name(STATIC, ANNOTATOR, LLMParams(model="other")) == judge_name(STATIC, ANNOTATOR)
+    assert judge_name(OPENAI, replace(ANNOTATOR, seed=7), None) == judge_name(OPENAI)
 
 
 JUDGED_FILES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py",
@@ -142,7 +145,7 @@ def _sources_of_copy():
 
 @pytest.fixture(scope="module")
 def name_of_copy(package_copy):
-    return judge_name(STATIC, root=package_copy)
+    return judge_name(STATIC, ANNOTATOR, root=package_copy)
 
 
 @pytest.mark.parametrize("source", _sources_of_copy())
@@ -151,7 +154,7 @@ def test_a_change_to_any_judge_source_changes_the_judge_name(package_copy, name_
     text = path.read_text()
     path.write_text(text + "\n# changed\n")
     try:
-        assert judge_name(STATIC, root=package_copy) != name_of_copy, source
+        assert judge_name(STATIC, ANNOTATOR, root=package_copy) != name_of_copy, source
     finally:
         path.write_text(text)
 
@@ -174,7 +177,7 @@ def test_llm_judge_keeps_listed_candidates_and_caches(tmp_path, make_client, ser
 
 
 def test_verdicts_say_whether_a_code_is_clean_and_valid(tmp_path):
-    judge = StaticJudge(*dataset(tmp_path))
+    judge = StaticJudge(*dataset(tmp_path), ANNOTATOR)
     prose = "It returns True when we can go hiking."
     correct, wrong, syntax, text = judge.verdicts(PROBLEM.problem_id, [CORRECT, WRONG_OPERATOR, SYNTAX, prose],
                                                   ["Off-by-one error"])
@@ -207,13 +210,13 @@ def test_the_evaluation_may_use_another_backend_than_the_reward(tmp_path):
     assert judge_settings(stage, "static")[0].backend == "static"
     dataset(tmp_path)
     with pytest.raises(Exception, match="unknown judge backend 'magic'"):
-        with reward_judge(tmp_path, JudgeParams("magic")):
+        with reward_judge(tmp_path, JudgeParams("magic"), ANNOTATOR):
             pass
 
 
 def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_client, server):
     problems, submissions, error_labels = dataset(tmp_path)
-    judge = LLMJudge(problems, make_client(), grounding=StaticJudge(problems, submissions, error_labels))
+    judge = LLMJudge(problems, make_client(), grounding=StaticJudge(problems, submissions, error_labels, ANNOTATOR))
     prose = "It returns True when we can go hiking."
     # the fake model names the first candidate for any code; the static diagnosis says prose
     # neither parses nor is correct
@@ -227,7 +230,7 @@ def test_llm_judge_verdicts_are_grounded_in_the_static_diagnosis(tmp_path, make_
 def test_the_sweep_says_does_not_parse_only_for_codes_that_do_not_parse(tmp_path):
     # the knowledge sweep's words for a verdict without candidate errors (kaser.simulate.errors_text)
     from kaser.simulate import errors_text
-    judge = StaticJudge(*dataset(tmp_path))
+    judge = StaticJudge(*dataset(tmp_path), ANNOTATOR)
     renamed, broken = judge.verdicts(PROBLEM.problem_id, [RENAMED, SYNTAX], ["Off-by-one error"])
     assert errors_text(renamed) == "no candidate error, not correct: Wrong function name"
     assert errors_text(broken) == "no candidate error, not correct: Missing colon (does not parse/compile)"

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 import torch
 
+from kaser import config
 from kaser.knowledge.tracing import (KnowledgeParams, build_histories, correct_probability, load_checkpoint,
                              plot_mastery, run_knowledge, save_checkpoint, trace, train_final_model,
                              train_tracer)
@@ -20,7 +21,7 @@ from kaser.knowledge.baselines import (Attempts, bkt_predict, BKTParams, difficu
 
 KCS = ["kc_a", "kc_b", "kc_c", "kc_d"]
 EMBEDDING_DIM = 8
-FAST = KnowledgeParams(projection=8, hidden_size=16, max_epochs=30, patience=5, batch_size=16,
+FAST = config.settings(KnowledgeParams, "knowledge", projection=8, hidden_size=16, max_epochs=30, patience=5, batch_size=16,
                        learning_rate=0.02, seed=0)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from kaser import config
 from kaser.predictor.base_model import load_tokenizer
 from kaser.predictor.sampling import GenerateParams, sample_completions
 from tiny_lm import QUESTIONS, chat_prompts, tiny_model_folder
@@ -44,7 +45,7 @@ def penalised_logits(model, prompt: list[int], completion: list[int], penalty: f
 def test_greedy_decoding_gives_transformers_tokens_but_where_two_logits_tie():
     # a strong penalty, so that a token counted wrongly would change the argmax
     from kaser.predictor.base_model import load_model
-    params = GenerateParams(k=2, temperature=0, repetition_penalty=1.5, max_new_tokens=16, batch_size=3)
+    params = config.settings(GenerateParams, "generate", k=2, temperature=0, repetition_penalty=1.5, max_new_tokens=16, batch_size=3)
     folder = tiny_model_folder()
     theirs, ours = both(folder, params)
     assert all(len(set(own)) == 1 and len(own) == 2 for own in ours)   # one decode, copied K times
@@ -65,7 +66,7 @@ def test_greedy_decoding_gives_transformers_tokens_but_where_two_logits_tie():
 def test_sampling_draws_the_same_distribution_as_transformers():
     folder = tiny_model_folder(ending=True)
     tokenizer = load_tokenizer(folder)
-    params = GenerateParams(k=60, temperature=0.7, top_k=40, top_p=1.0, repetition_penalty=1.1,
+    params = config.settings(GenerateParams, "generate", k=60, temperature=0.7, top_k=40, top_p=1.0, repetition_penalty=1.1,
                             max_new_tokens=6, batch_size=2, seed=3)
     runs = both(folder, params)
     firsts = []
@@ -88,7 +89,7 @@ def test_sampling_draws_the_same_distribution_as_transformers():
 
 
 def test_an_adapter_is_merged_before_sampling(random_adapter):
-    params = GenerateParams(k=1, temperature=0, repetition_penalty=1.1, max_new_tokens=8)
+    params = config.settings(GenerateParams, "generate", k=1, temperature=0, repetition_penalty=1.1, max_new_tokens=8)
     texts = chat_prompts(tiny_model_folder())
     plain = sample_completions(tiny_model_folder(), None, texts, replace(params, backend="llama_cpp"))
     adapted = sample_completions(tiny_model_folder(), random_adapter, texts,

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.predictor.base_model import (DEFAULT_BASE, POINTER_FILE, bundled_gguf, check_tokenizer, load_model,
                          materialise_base_model, resolve_dtype, weights_location,
                          cpu_flags, native_bf16)
@@ -81,17 +81,16 @@ def test_missing_folder_and_adapter_say_what_to_run(tmp_path):
     ({"splits": []}, r"splits: \[\] must be a non-empty list"),               # none
 ])
 def test_bad_runs_name_params_yaml_and_the_key(values, message):
-    from kaser.config import from_dict
     from kaser.predictor.base_model import ModelParams
     with pytest.raises(InputError, match="^params.yaml:model: " + message):
-        from_dict(ModelParams, values, where="params.yaml:model")
+        config.settings(ModelParams, "model", **values)
 
 
 def test_runs_paths_and_the_default():
     import yaml
     from kaser.config import from_dict
     from kaser.predictor.base_model import ModelParams, run_name
-    model = ModelParams(folds=(3, 1), splits=("problem", "student"))
+    model = config.settings(ModelParams, "model", folds=(3, 1), splits=("problem", "student"))
     assert model.runs() == [("problem", 3), ("problem", 1), ("student", 3), ("student", 1)]
     assert model.first_run == ("problem", 3)
     assert [run_name(*run) for run in model.runs()] == ["problem-3", "problem-1", "student-3", "student-1"]

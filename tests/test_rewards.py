@@ -13,7 +13,9 @@ from codebleu import calc_codebleu
 
 import kaser.metrics.sets
 import kaser.predictor.rewards
+from kaser import config
 from kaser.errors.judge import StaticJudge, Verdict
+from kaser.errors.static_annotator import StaticParams
 from kaser.metrics.codebleu import codebleu
 from kaser.metrics.sets import error_match, error_recall, iou
 from kaser.predictor.rewards import (
@@ -362,7 +364,8 @@ CUT_IDS = [7, 8]  # a completion that ran out of budget: its last token is no st
 
 @pytest.fixture(scope="module")
 def hike_judge(tmp_path_factory):
-    return StaticJudge(*hike_dataset(tmp_path_factory.mktemp("hike")))
+    return StaticJudge(*hike_dataset(tmp_path_factory.mktemp("hike")),
+                       config.settings(StaticParams, "annotate", part=True))
 
 
 @pytest.mark.parametrize("case, cut, truth, expected", [

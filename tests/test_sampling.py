@@ -6,7 +6,7 @@ import math
 import polars as pl
 import pytest
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.predictor.base_model import load_model
 from kaser.predictor.sampling import (Completion, GenerateParams, data_budget, generate_batched, prediction_rows,
                                      redraw_leaks, resolve_budget, sample_completions, stop_token_ids)
@@ -30,8 +30,8 @@ def model_and_prompts():
 def test_batched_greedy_equals_one_by_one(model_and_prompts):
     model, tokenizer, prompts = model_and_prompts
     greedy = dict(temperature=0, k=2, max_new_tokens=10)
-    batched = generate_batched(model, tokenizer, prompts, GenerateParams(batch_size=3, **greedy))
-    single = generate_batched(model, tokenizer, prompts, GenerateParams(batch_size=1, **greedy))
+    batched = generate_batched(model, tokenizer, prompts, config.settings(GenerateParams, "generate", batch_size=3, **greedy))
+    single = generate_batched(model, tokenizer, prompts, config.settings(GenerateParams, "generate", batch_size=1, **greedy))
     assert batched == single
     assert len({texts[0] for texts in batched}) == 3   # the prompts do lead to different text
     assert all(len(texts) == 2 and texts[0] == texts[1] for texts in batched)
@@ -39,7 +39,7 @@ def test_batched_greedy_equals_one_by_one(model_and_prompts):
 
 def test_sampling_gives_k_per_prompt_and_is_seeded(model_and_prompts):
     model, tokenizer, prompts = model_and_prompts
-    params = GenerateParams(k=3, max_new_tokens=6, batch_size=2, seed=1)
+    params = config.settings(GenerateParams, "generate", k=3, max_new_tokens=6, batch_size=2, seed=1)
     first = generate_batched(model, tokenizer, prompts, params)
     assert [len(texts) for texts in first] == [3, 3, 3]
     assert len(set(first[1])) > 1                      # samples of one prompt differ
@@ -51,7 +51,7 @@ def test_right_padding_is_refused(model_and_prompts):
     tokenizer.padding_side = "right"
     try:
         with pytest.raises(ValueError, match="left-padding"):
-            generate_batched(model, tokenizer, prompts, GenerateParams(k=1, max_new_tokens=2))
+            generate_batched(model, tokenizer, prompts, config.settings(GenerateParams, "generate", k=1, max_new_tokens=2))
     finally:
         tokenizer.padding_side = "left"
 
@@ -59,17 +59,17 @@ def test_right_padding_is_refused(model_and_prompts):
 def test_sample_completions_loads_the_model_and_checks_params():
     prompts = ["<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"]
     texts = sample_completions(tiny_model_folder(), None, prompts,
-                               GenerateParams(k=2, max_new_tokens=3), dtype="float32")
+                               config.settings(GenerateParams, "generate", k=2, max_new_tokens=3), dtype="float32")
     assert len(texts) == 1 and len(texts[0]) == 2
     with pytest.raises(InputError, match="unknown backend 'tgi'"):
-        sample_completions(tiny_model_folder(), None, prompts, GenerateParams(backend="tgi"))
+        sample_completions(tiny_model_folder(), None, prompts, config.settings(GenerateParams, "generate", backend="tgi"))
 
 
 def test_vllm_backend_without_vllm_says_how_to_install():
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("vLLM is installed here (the GPU extra)")
     with pytest.raises(InputError, match=r"pip install '\.\[gpu\]'"):
-        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(backend="vllm", max_new_tokens=4))
+        sample_completions(tiny_model_folder(), None, ["x"], config.settings(GenerateParams, "generate", backend="vllm", max_new_tokens=4))
 
 
 def test_prediction_rows_one_per_sample_with_code_out_of_fences():
@@ -91,14 +91,14 @@ def test_a_completion_without_a_stop_token_is_marked_truncated(model_and_prompts
     with torch.inference_mode():
         first = int(model.generate(**inputs, max_new_tokens=1, do_sample=False,
                                    pad_token_id=tokenizer.pad_token_id)[0, -1])
-    one = GenerateParams(temperature=0, k=1, max_new_tokens=1)
+    one = config.settings(GenerateParams, "generate", temperature=0, k=1, max_new_tokens=1)
     [[cut]] = generate_batched(model, tokenizer, prompts[:1], one)
     assert cut.truncated is (first not in stop_token_ids(model, tokenizer))   # one token, no stop
     saved = model.generation_config.eos_token_id
     model.generation_config.eos_token_id = first   # now the greedy first token ends the completion
     try:
         [[done]] = generate_batched(model, tokenizer, prompts[:1],
-                                    GenerateParams(temperature=0, k=1, max_new_tokens=8))
+                                    config.settings(GenerateParams, "generate", temperature=0, k=1, max_new_tokens=8))
     finally:
         model.generation_config.eos_token_id = saved
     assert done.truncated is False
@@ -113,13 +113,13 @@ def test_auto_budget_follows_the_first_submissions(model_and_prompts):
     expected = math.ceil(max(firsts) * 1.25) + 16
     assert data_budget(tokenizer, submissions, 100, 1024) == expected   # the later try ignored
     assert data_budget(tokenizer, submissions, 100, 5) == 5                     # capped
-    auto = resolve_budget(GenerateParams(max_new_tokens="auto", budget_percentile=100), tokenizer, submissions)
+    auto = resolve_budget(config.settings(GenerateParams, "generate", max_new_tokens="auto", budget_percentile=100), tokenizer, submissions)
     assert auto.max_new_tokens == expected
-    assert resolve_budget(GenerateParams(max_new_tokens=7), tokenizer, submissions).max_new_tokens == 7
+    assert resolve_budget(config.settings(GenerateParams, "generate", max_new_tokens=7), tokenizer, submissions).max_new_tokens == 7
     with pytest.raises(InputError, match="max_new_tokens must be a positive number"):
-        resolve_budget(GenerateParams(max_new_tokens="lots"), tokenizer, submissions)
+        resolve_budget(config.settings(GenerateParams, "generate", max_new_tokens="lots"), tokenizer, submissions)
     with pytest.raises(InputError, match="must be resolved"):
-        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(max_new_tokens="auto"))
+        sample_completions(tiny_model_folder(), None, ["x"], config.settings(GenerateParams, "generate", max_new_tokens="auto"))
 
 
 def test_prediction_rows_carry_truncation():
@@ -148,4 +148,4 @@ def test_redraw_replaces_only_leaking_slots_of_leaking_prompts():
 
 def test_negative_redraws_are_refused():
     with pytest.raises(InputError, match="redraws"):
-        sample_completions(tiny_model_folder(), None, ["x"], GenerateParams(redraws=-1, max_new_tokens=2))
+        sample_completions(tiny_model_folder(), None, ["x"], config.settings(GenerateParams, "generate", redraws=-1, max_new_tokens=2))

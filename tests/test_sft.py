@@ -5,6 +5,7 @@ import json
 import polars as pl
 from safetensors.torch import load_file
 
+from kaser import config
 from kaser.predictor.sft import SftParams, sample_pairs, sft_examples, sft_trainer, train_sft
 from tiny_lm import tiny_model_folder
 
@@ -41,7 +42,7 @@ def test_sample_pairs_is_seeded_and_keeps_all_when_small():
 
 
 def test_loss_is_on_the_completion_only(tmp_path):
-    trainer = sft_trainer(tiny_model_folder(), pairs(1), SftParams(), tmp_path, dtype="float32")
+    trainer = sft_trainer(tiny_model_folder(), pairs(1), config.settings(SftParams, "sft"), tmp_path, dtype="float32")
     example = trainer.train_dataset[0]
     tokenizer = trainer.processing_class
     trained = [t for t, label in zip(example["input_ids"], example["labels"]) if label != -100]
@@ -52,14 +53,14 @@ def test_loss_is_on_the_completion_only(tmp_path):
 
 
 def test_training_moves_the_lora_weights_and_logs_each_step(tmp_path):
-    params = SftParams(lora_r=4, lora_alpha=8, batch_size=2, learning_rate=1e-2)
+    params = config.settings(SftParams, "sft", lora_r=4, lora_alpha=8, batch_size=2, learning_rate=1e-2)
     log = train_sft(tiny_model_folder(), pairs(4), params, tmp_path, dtype="float32")
     steps = [entry for entry in log if "loss" in entry]
     assert [entry["step"] for entry in steps] == [1, 2]
     assert all(entry["loss"] > 0 for entry in steps)
-    config = json.loads((tmp_path / "adapter_config.json").read_text())
-    assert config["r"] == 4 and sorted(config["target_modules"]) == ["k_proj", "o_proj", "q_proj",
-                                                                     "v_proj"]
+    adapter_config = json.loads((tmp_path / "adapter_config.json").read_text())
+    assert adapter_config["r"] == 4 and sorted(adapter_config["target_modules"]) == ["k_proj", "o_proj",
+                                                                                     "q_proj", "v_proj"]
     adapter = load_file(tmp_path / "adapter_model.safetensors")
     lora_b = {name: t for name, t in adapter.items() if "lora_B" in name}
     # peft starts every B at exactly zero: a non-zero B is what training changed

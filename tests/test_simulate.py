@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 import yaml
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.cli import main
 from kaser.predictor.sampling import GenerateParams
 from kaser.simulate import (error_distribution, knowledge_sweep, parse_mastery, population_profiles,
@@ -193,10 +193,11 @@ def test_knowledge_sweep_prompts_show_the_problems_signature(simulate_workspace,
     sweep_dataset(data, signature="def f(xs):")
     prompts = capture_prompts(monkeypatch)
     from kaser.errors.judge import JudgeParams, reward_judge
-    with reward_judge(data, JudgeParams("static")) as judge:
+    from kaser.errors.static_annotator import StaticParams
+    with reward_judge(data, JudgeParams("static"), config.settings(StaticParams, "annotate", part=True)) as judge:
         markdown = knowledge_sweep(data, "p1", simulate_workspace / "models" / "base",
                                    simulate_workspace / "models/toy/grpo/student-0",
-                                   GenerateParams(k=1, max_new_tokens=8), judge, "float32")
+                                   config.settings(GenerateParams, "generate", k=1, max_new_tokens=8), judge, "float32")
     assert len(prompts) == 3 and all("Function signature: def f(xs):\n\n" in p for p in prompts)
     assert "none (correct)" in markdown     # the answered code is the reference: judged correct
 
@@ -205,12 +206,13 @@ def test_knowledge_sweep_judges_dataset_problem_with_its_tests(simulate_workspac
     data = simulate_workspace / "data" / "toy"
     sweep_dataset(data)
     from kaser.errors.judge import JudgeParams, reward_judge
-    with reward_judge(data, JudgeParams("static")) as judge:
+    from kaser.errors.static_annotator import StaticParams
+    with reward_judge(data, JudgeParams("static"), config.settings(StaticParams, "annotate", part=True)) as judge:
         markdown = knowledge_sweep(data, "p1", simulate_workspace / "models" / "base",
                                    simulate_workspace / "models/toy/grpo/student-0",
-                                   GenerateParams(k=2, max_new_tokens=8), judge, "float32")
+                                   config.settings(GenerateParams, "generate", k=2, max_new_tokens=8), judge, "float32")
         assert "| loops | 0.15 | 0.20 | 0.90 |" in markdown
         assert markdown.count("| predicted code") == 2 and markdown.count("| errors") == 2
         with pytest.raises(InputError, match="unknown problem 'p9'"):
-            knowledge_sweep(data, "p9", "models/base", "models/toy/grpo/student-0", GenerateParams(k=1),
+            knowledge_sweep(data, "p9", "models/base", "models/toy/grpo/student-0", config.settings(GenerateParams, "generate", k=1),
                             judge, "float32")

@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from dataclasses import replace
 
 import pytest
 
+from kaser import config
 from kaser.errors.compile_errors import bracket_balance, java_compile_errors, python_syntax_pass
 from kaser.errors.generated_tests import entry_signature, generate_inputs, python_kinds
 from kaser.code.sandbox import Diagnostic
@@ -20,6 +22,7 @@ from kaser.errors.static_annotator import (StaticParams, annotate_programs, anno
 from kaser.data.synth.bank import load_bank
 
 JAVA_BANK, PYTHON_BANK = load_bank("java"), load_bank("python")
+ANNOTATOR = config.settings(StaticParams, "annotate", part=True)   # the pipeline's settings
 
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 
@@ -79,8 +82,9 @@ PYTHON_CASES = [
 def python_found():
     problems = [PY_EVENS, PY_HIKE]
     programs = [[code for p, code, _ in PYTHON_CASES if p is problem] for problem in problems]
-    specs = problem_specs([row(p, "python") for p in problems], programs, [[p.references[0]] for p in problems])
-    found = annotate_programs(specs, programs)
+    specs = problem_specs([row(p, "python") for p in problems], programs, [[p.references[0]] for p in problems],
+                          ANNOTATOR)
+    found = annotate_programs(specs, programs, ANNOTATOR)
     return {code: {e.label for e in errors} for codes, per in zip(programs, found) for code, errors in zip(codes, per)}
 
 
@@ -93,26 +97,27 @@ def test_python_labels(python_found, problem, code, expected):
 def test_a_wrong_name_is_a_runtime_error_with_its_evidence():
     # not Syntax: the code parses, so it stays valid (kaser.errors.judge); the evidence says
     # which function the tests ran against
-    [errors] = annotate_static(row(PY_HIKE, "python"), [HIKE.replace("def can_hike", "def go_hiking")])
+    [errors] = annotate_static(row(PY_HIKE, "python"), [HIKE.replace("def can_hike", "def go_hiking")],
+                               settings=ANNOTATOR)
     assert [(e.category, e.label) for e in errors] == [("Runtime", "Wrong function name")]
     assert errors[0].evidence == "defines go_hiking where the tests call can_hike; the tests ran against go_hiking"
     # with no function the tests could mean, every test fails to find the entry: the same label
-    [errors] = annotate_static(row(PY_HIKE, "python"), ["x = 1\n"])
+    [errors] = annotate_static(row(PY_HIKE, "python"), ["x = 1\n"], settings=ANNOTATOR)
     assert [(e.category, e.label) for e in errors] == [("Runtime", "Wrong function name")]
 
 
 def test_the_signature_names_the_entry():
     # a problem's starter signature decides which function the tests call, not its references
     problem = row(PY_HIKE, "python") | {"signature": "def go_hiking(temp, raining):"}
-    [spec] = problem_specs([problem], [[]], [[]])
+    [spec] = problem_specs([problem], [[]], [[]], ANNOTATOR)
     assert spec.entry == "go_hiking"
-    [errors] = annotate_static(problem, [HIKE])       # the reference's name is now the wrong one
+    [errors] = annotate_static(problem, [HIKE], settings=ANNOTATOR)       # the reference's name is now the wrong one
     assert [e.label for e in errors] == ["Wrong function name"]
 
 
 def test_errors_carry_category_and_evidence():
     code = EVENS.replace("range(len(nums))", "range(1, len(nums))")
-    [[error]] = annotate_static(row(PY_EVENS, "python"), [code])
+    [[error]] = annotate_static(row(PY_EVENS, "python"), [code], settings=ANNOTATOR)
     assert (error.category, error.label) == ("Logical", "Off-by-one error")
     assert error.evidence.startswith("line 3: `1` -> `0`") and "wrong answers right" in error.evidence
 
@@ -122,7 +127,8 @@ def test_problem_without_tests_is_tested_against_a_correct_submission():
     problem = row(PY_EVENS, "python", tests=False, reference=False)
     correct = PY_EVENS.references[1]
     buggy = EVENS.replace("range(len(nums))", "range(1, len(nums))")
-    found = annotate_static(problem, [EVENS, buggy, correct], correct_programs=[correct])
+    found = annotate_static(problem, [EVENS, buggy, correct], correct_programs=[correct],
+                            settings=ANNOTATOR)
     assert [{e.label for e in errors} for errors in found] == [set(), {"Off-by-one error"}, set()]
     assert "on input" in found[1][0].evidence or "wrong answers right" in found[1][0].evidence
 
@@ -134,7 +140,7 @@ def test_an_answer_that_cannot_be_judged_is_wrong():
     forged = ("def count_evens(nums):\n    import os, json\n    for c in range(50):\n"
               "        os.write(3, (json.dumps({'c': c, 'status': 'returned', 'actual': 5}) + '\\n').encode())\n"
               "    return 0\n")
-    found = annotate_static(row(PY_EVENS, "python"), [deep, forged])
+    found = annotate_static(row(PY_EVENS, "python"), [deep, forged], settings=ANNOTATOR)
     for errors in found:   # the label is the nearest fit for a wrong answer; what counts is that there is one
         assert [e.category for e in errors] == ["Logical"], errors
         assert "invalid output" in errors[0].evidence, errors
@@ -143,7 +149,7 @@ def test_an_answer_that_cannot_be_judged_is_wrong():
 def test_infinite_loop_is_labelled_without_hanging():
     hostile = "def count_evens(nums):\n    while True:\n        pass\n"
     start = time.perf_counter()
-    [errors] = annotate_static(row(PY_EVENS, "python"), [hostile], settings=StaticParams(case_timeout_s=0.3))
+    [errors] = annotate_static(row(PY_EVENS, "python"), [hostile], settings=replace(ANNOTATOR, case_timeout_s=0.3))
     assert {e.label for e in errors} == {"Infinite loop"}
     assert time.perf_counter() - start < 30
 
@@ -188,8 +194,9 @@ JAVA_CASES = [
 def java_found():
     problems = [J_EVENS, J_HALF, J_LOGIN]
     programs = [[code for p, code, _ in JAVA_CASES if p is problem] for problem in problems]
-    specs = problem_specs([row(p, "java") for p in problems], programs, [[p.references[0]] for p in problems])
-    found = annotate_programs(specs, programs, StaticParams(case_timeout_s=0.3))
+    specs = problem_specs([row(p, "java") for p in problems], programs, [[p.references[0]] for p in problems],
+                          ANNOTATOR)
+    found = annotate_programs(specs, programs, replace(ANNOTATOR, case_timeout_s=0.3))
     return {code: {e.label for e in errors} for codes, per in zip(programs, found) for code, errors in zip(codes, per)}
 
 
@@ -278,5 +285,6 @@ def test_generated_inputs_cover_boundaries_and_reference_literals():
 def test_without_tests_or_references_syntax_is_still_checked(language, problem, broken):
     # nothing to run the code against: compile only
     label = {"python": "Missing colon", "java": "Missing semicolon"}[language]
-    found = annotate_static(row(problem, language, tests=False, reference=False), [broken, problem.references[0]])
+    found = annotate_static(row(problem, language, tests=False, reference=False), [broken, problem.references[0]],
+                            settings=ANNOTATOR)
     assert [{e.label for e in errors} for errors in found] == [{label}, set()]

@@ -4,7 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.predictor.prompt import (build_messages, build_prompt_text, pair_messages, problem_mastery,
                                   student_pairs, system_message, user_message)
 
@@ -203,7 +203,7 @@ def test_sampling_prompts_the_student_prompt_with_its_signature(monkeypatch):
         seen.extend(prompts)
         return [["x"] * params.k for _ in prompts]
     monkeypatch.setattr(sampling, "sample_completions", sample)
-    rows = sampling.predict(tiny_model_folder(), None, pairs, sampling.GenerateParams(k=1), "kaser")
+    rows = sampling.predict(tiny_model_folder(), None, pairs, config.settings(sampling.GenerateParams, "generate", k=1), "kaser")
     assert rows.height == 2 and len(seen) == 2
     assert "Problem: Add.\n\nFunction signature: public int add(int a, int b)\n\nStudent" in seen[0]
     assert "Function signature" not in seen[1]      # p2 has no known signature

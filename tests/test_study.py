@@ -39,6 +39,7 @@ def apply(params: dict, settings: dict[str, object]) -> dict:
 
 
 def test_study_settings_meet_the_issue_and_load():
+    from kaser.config import settings
     from kaser.evaluation.scoring import EvaluateParams
     from kaser.predictor.base_model import ModelParams
     from kaser.predictor.grpo import GrpoParams
@@ -47,9 +48,9 @@ def test_study_settings_meet_the_issue_and_load():
     from kaser.predictor.sft import SftParams
 
     params = apply(yaml.safe_load((REPO / "params.yaml").read_text()), study_settings())
-    sft, grpo = SftParams(**params["sft"]), GrpoParams(**params["grpo"])
-    generate, model = GenerateParams(**params["generate"]), ModelParams(**params["model"])
-    evaluate, baselines = EvaluateParams(**params["evaluate"]), BaselineParams(**params["baselines"])
+    sft, grpo = settings(SftParams, "sft", params), settings(GrpoParams, "grpo", params)
+    generate, model = settings(GenerateParams, "generate", params), settings(ModelParams, "model", params)
+    evaluate, baselines = settings(EvaluateParams, "evaluate", params), settings(BaselineParams, "baselines", params)
     assert sft.max_pairs >= 1000                                       # Student SFT on >= 1,000 pairs
     batches = grpo.max_pairs * grpo.epochs / grpo.prompts_per_step
     assert batches >= 30 and batches * grpo.num_iterations >= 50       # >= 50 GRPO optimizer steps

@@ -11,13 +11,13 @@ from dataclasses import replace
 
 import pytest
 
-from kaser import InputError
+from kaser import InputError, config
 from kaser.predictor.base_model import load_model, load_tokenizer, stop_token_ids
 from kaser.predictor.sampling import GenerateParams, completion_penalty, generate_batched, sample_completions
 from kaser.predictor.torch_backend import sampled_ids
 from tiny_lm import QUESTIONS, chat_prompts, greedy_by_hand, same_distribution, tiny_model_folder
 
-PARAMS = GenerateParams(backend="torch", k=3, temperature=0.7, top_k=40, top_p=1.0,
+PARAMS = config.settings(GenerateParams, "generate", backend="torch", k=3, temperature=0.7, top_k=40, top_p=1.0,
                         repetition_penalty=1.1, max_new_tokens=12, batch_size=3, seed=0)
 
 

@@ -19,6 +19,7 @@ if os.environ.get("KASER_REQUIRE_VLLM") != "1":
     pytest.importorskip("vllm", reason="vLLM is not installed here; `make test-vllm` builds .venv-vllm")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from kaser import config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,7 @@ def test_vllm_samples_k_completions_per_prompt_with_the_adapter(model_and_adapte
     from kaser.predictor.sampling import GenerateParams, sample_completions
 
     folder, adapter, tokenizer = model_and_adapter
-    params = GenerateParams(backend="vllm", k=3, temperature=0.7, top_k=40, max_new_tokens=12, seed=1)
+    params = config.settings(GenerateParams, "generate", backend="vllm", k=3, temperature=0.7, top_k=40, max_new_tokens=12, seed=1)
     completions = sample_completions(folder, adapter, prompts(tokenizer), params, dtype="float32")
     assert len(completions) == 2 and all(len(c) == 3 for c in completions)
     assert all(isinstance(text, str) for c in completions for text in c)
@@ -73,7 +74,7 @@ def test_vllm_greedy_output_depends_on_the_adapter(model_and_adapter):
     from kaser.predictor.sampling import GenerateParams, sample_completions
 
     folder, adapter, tokenizer = model_and_adapter
-    params = GenerateParams(backend="vllm", k=1, temperature=0, max_new_tokens=12, seed=0)
+    params = config.settings(GenerateParams, "generate", backend="vllm", k=1, temperature=0, max_new_tokens=12, seed=0)
     with_adapter = sample_completions(folder, adapter, prompts(tokenizer), params, dtype="float32")
     without = sample_completions(folder, None, prompts(tokenizer), params, dtype="float32")
     assert with_adapter != without
