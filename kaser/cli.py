@@ -256,10 +256,8 @@ def simulate_command(args) -> None:
         from kaser.data.contracts import read_dataset
         from kaser.predictor.base_model import load_tokenizer
         params = resolve_budget(params, load_tokenizer(base), read_dataset(Path("data") / args.dataset)[1])
-    settings = None
-    if "annotate" in params_file:
-        from kaser.errors.annotate import AnnotateParams
-        settings = section(args.params, "annotate", AnnotateParams, params_file).static_params()
+    from kaser.errors.annotate import AnnotateParams
+    settings = section(args.params, "annotate", AnnotateParams, params_file).static_params()
     results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
                        model.dtype, tests=tests, reference=reference, signature=signature,
                        settings=settings)

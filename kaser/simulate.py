@@ -158,18 +158,19 @@ def sample_codes(statement: str, language: str, kcs: Sequence[str],
 
 def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=None,
                 reference: str | None = None, signature: str | None = None,
-                settings=None) -> dict[str, list[dict]]:
+                settings) -> dict[str, list[dict]]:
     """code -> [{category, label}] for each distinct code, by the static annotator on a problem
     row built from the statement: with `tests` (problems.parquet format) and / or a `reference`
     (differential testing on generated inputs) it finds runtime and logical errors, without
     either only what the compiler / parser finds (NEW_PROBLEM_NOTE). The tests call the function
-    `signature` names (else the reference's entry)."""
-    from kaser.errors.static_annotator import StaticParams, annotate_static
+    `signature` names (else the reference's entry); `settings` are the annotator's (a
+    StaticParams, from params.yaml `annotate`)."""
+    from kaser.errors.static_annotator import annotate_static
 
     problem = {"problem_id": "new_problem", "language": language, "statement": statement,
                "tests": tests, "reference": reference, "signature": signature}
     distinct = list(dict.fromkeys(codes))
-    found = annotate_static(problem, distinct, (), settings or StaticParams())
+    found = annotate_static(problem, distinct, (), settings=settings)
     return {code: [{"category": e.category, "label": e.label} for e in errors]
             for code, errors in zip(distinct, found)}
 
@@ -177,7 +178,7 @@ def judge_codes(statement: str, language: str, codes: Sequence[str], *, tests=No
 def simulate(statement: str, language: str, kcs: Sequence[str],
              profiles: Sequence[dict[str, float]], model_path, adapter, params: GenerateParams,
              dtype: str = "auto", k: int | None = None, *, tests=None, reference=None,
-             signature: str | None = None, settings=None) -> list[dict]:
+             signature: str | None = None, settings) -> list[dict]:
     """[{profile, samples: [{code, truncated, errors: [{category, label}]}]}] per profile, K
     samples each, prompted with the starter `signature` (None: unknown); errors by
     `judge_codes`. A code the token budget cut off is marked `truncated` and not judged."""

@@ -110,7 +110,9 @@ class Stage:
         field must be in the file: a default in the class never stands in for params.yaml.
         `keys` reads only those fields of the section's own class, for a script whose variants
         read different keys of one section (each baseline of stages/generate.py its own of
-        `baselines`); the other fields keep the class's defaults, which that variant never reads.
+        `baselines`); the other fields are None, as the class has no defaults (params.yaml is
+        their one home) and that variant never reads them: one it did read would fail there,
+        not run on a value its DVC stage does not depend on.
         """
         fields = list(keys) if keys is not None else [f.name for f in dataclasses.fields(cls)]
         for key in fields:
@@ -121,6 +123,8 @@ class Stage:
             raise InputError(f"missing key(s) {', '.join(missing)}", file=f"{self.params_file}:{name}")
         if part or keys is not None:
             values = {key: values[key] for key in fields}
+        if keys is not None:
+            values = {f.name: None for f in dataclasses.fields(cls)} | values
         return from_dict(cls, values, where=f"{self.params_file}:{name}")
 
     def _values(self, name: str) -> dict:

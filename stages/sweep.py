@@ -35,8 +35,8 @@ PARAMS = ("sweep", "model", "generate", "judge", "evaluate.judge", "annotate", "
 
 @dataclass(frozen=True)
 class SweepParams:
-    problem_id: str | None = None   # null = the test-fold problem with the most candidate errors
-    k: int = 3                      # samples per profile
+    problem_id: str | None  # null = the test-fold problem with the most candidate errors
+    k: int  # samples per profile
 
 
 def main(dataset: str) -> None:

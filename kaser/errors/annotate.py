@@ -38,14 +38,14 @@ BACKENDS = ("static", "openai")
 @dataclass(frozen=True)
 class AnnotateParams:
     """The `annotate` settings (params.yaml `annotate`, one comment per key there)."""
-    backend: str = "static"
-    case_timeout_s: float = 0.5
-    repair_rounds: int = 3
-    max_repairs: int = 40
-    generated_inputs: int = 40
-    max_references: int = 5
-    seed: int = 0
-    unsafe_no_isolation: bool = False
+    backend: str
+    case_timeout_s: float
+    repair_rounds: int
+    max_repairs: int
+    generated_inputs: int
+    max_references: int
+    seed: int
+    unsafe_no_isolation: bool
 
     def __post_init__(self):
         if self.backend not in BACKENDS:

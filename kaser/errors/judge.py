@@ -1,6 +1,6 @@
 """The judge: which of a problem's candidate errors does a predicted code contain?
 
-    with reward_judge(folder, JudgeParams("static"), StaticParams()) as judge:
+    with reward_judge(folder, JudgeParams("static"), settings) as judge:   # settings: a StaticParams
         judge("java_lucky_sum", code, ["Off-by-one error", "Missing semicolon"])  # -> set of labels
         judge.verdicts("java_lucky_sum", [code], candidates)  # -> [Verdict(errors, clean, valid, diagnosed)]
 
@@ -56,7 +56,7 @@ from kaser.sources import ROOT, expand, import_closure
 
 @dataclass(frozen=True)
 class JudgeParams:
-    backend: str = "static"   # static | openai
+    backend: str  # static | openai
 
 
 class Verdict(NamedTuple):
@@ -83,15 +83,14 @@ class StaticJudge:
     """
 
     def __init__(self, problems: pl.DataFrame, submissions: pl.DataFrame,
-                 error_labels: pl.DataFrame, settings=None, cache_size: int = 100_000):
-        from kaser.errors.static_annotator import StaticParams
+                 error_labels: pl.DataFrame, settings, cache_size: int = 100_000):
         self._problems = {row["problem_id"]: row for row in problems.iter_rows(named=True)}
         correct = submissions.filter(pl.col("correct"))
         self._correct = {pid: list(dict.fromkeys(group["code"].to_list()))[:5]
                          for (pid,), group in correct.group_by("problem_id")}
         self._cluster_of = {(row["category"], row["label"]): row["cluster_label"]
                             for row in error_labels.iter_rows(named=True)}
-        self._settings = settings or StaticParams()
+        self._settings = settings
         self._specs: dict = {}
         self._found: OrderedDict[tuple[str, str], _Diagnosis] = OrderedDict()
         self._cache_size = cache_size
@@ -176,7 +175,7 @@ class LLMJudge:
 
 
 @contextmanager
-def reward_judge(folder: Path, cfg: JudgeParams, settings=None, llm=None,
+def reward_judge(folder: Path, cfg: JudgeParams, settings, llm=None,
                  cache_path: Path | None = None) -> Iterator:
     """The judge `cfg` for the dataset in `folder` (needs the cluster outputs): backend static
     with the annotator's `settings` (kaser.errors.static_annotator.StaticParams), backend
@@ -232,10 +231,12 @@ def judge_name(cfg: JudgeParams, settings=None, llm=None, root: Path = PACKAGE,
     import dataclasses
     import hashlib
     import json
-    from kaser.errors.static_annotator import StaticParams
     check_backend(cfg)
     if cfg.backend == "static":
-        decides = {"annotate": dataclasses.asdict(settings or StaticParams())}
+        if settings is None:
+            raise TypeError("judge_name: the static judge is decided by its annotator settings; "
+                            "pass them (a StaticParams)")
+        decides = {"annotate": dataclasses.asdict(settings)}
     else:
         from kaser.llm import LLMParams
         llm = llm or LLMParams()

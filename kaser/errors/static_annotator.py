@@ -2,7 +2,7 @@
 
     kaser annotate DIR --backend static        # every submission of a folder
     python stages/annotate.py synthetic-java   # the DVC stage
-    annotate_static(problem, codes)            # one problem's programs -> [[Error, ...], ...]
+    annotate_static(problem, codes, settings=settings)   # one problem's programs -> [[Error, ...], ...]
 
 For each program it reports errors `{category: Syntax|Runtime|Logical, label, evidence}` under the
 standard labels of `kaser.taxonomy`:
@@ -113,13 +113,13 @@ class Error:
 @dataclass(frozen=True)
 class StaticParams:
     """The static annotator's knobs (the `annotate` section of params.yaml carries them)."""
-    case_timeout_s: float = 0.5    # per test case; longer counts as an infinite loop
-    repair_rounds: int = 3         # rounds of repair after the first run (each: one sandbox batch)
-    max_repairs: int = 40          # candidate repairs per failing program and round
-    generated_inputs: int = 40     # inputs generated per problem without tests
-    max_references: int = 5        # score-1 submissions used as references without tests
-    seed: int = 0                  # input generation
-    unsafe_no_isolation: bool = False  # run student code even where the sandbox cannot jail it
+    case_timeout_s: float  # per test case; longer counts as an infinite loop
+    repair_rounds: int  # rounds of repair after the first run (each: one sandbox batch)
+    max_repairs: int  # candidate repairs per failing program and round
+    generated_inputs: int  # inputs generated per problem without tests
+    max_references: int  # score-1 submissions used as references without tests
+    seed: int  # input generation
+    unsafe_no_isolation: bool  # run student code even where the sandbox cannot jail it
 
 
 def make_error(label: str, language: str, evidence: str) -> Error:
@@ -402,7 +402,7 @@ def _run_round(language: str, jobs: list[tuple[str, list[str], list, dict]],
 
 
 def annotate_programs(specs: Sequence[ProblemSpec], programs: Sequence[Sequence[str]],
-                      settings: StaticParams = StaticParams(), progress=None) -> list[list[list[Error]]]:
+                      settings: StaticParams, progress=None) -> list[list[list[Error]]]:
     """Errors of every program of every problem: result[p][i] for programs[p][i].
 
     All problems of a language share each round's sandbox batches. `progress(n)` (optional) is
@@ -462,7 +462,7 @@ def _entry(language: str, programs: Sequence[str]) -> str:
 
 
 def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
-                  correct: Sequence[Sequence[str]], settings: StaticParams = StaticParams()) -> list[ProblemSpec]:
+                  correct: Sequence[Sequence[str]], settings: StaticParams) -> list[ProblemSpec]:
     """A ProblemSpec per problem row (problems.parquet contract): its tests, or, without tests,
     inputs generated and answered by its references (the `reference` column and up to
     `max_references` programs in `correct`), in one sandbox batch per language. The entry is
@@ -488,7 +488,7 @@ def problem_specs(problems: Sequence[dict], programs: Sequence[Sequence[str]],
 
 
 def annotate_static(problem: dict, codes: Sequence[str], correct_programs: Sequence[str] = (),
-                    settings: StaticParams = StaticParams()) -> list[list[Error]]:
+                    *, settings: StaticParams) -> list[list[Error]]:
     """Errors of each program of one problem (a problems.parquet row as a dict).
 
     `correct_programs` (score-1 submissions to the problem) serve as references when the problem
@@ -499,7 +499,7 @@ def annotate_static(problem: dict, codes: Sequence[str], correct_programs: Seque
 
 
 def annotate_submissions(problems: pl.DataFrame, submissions: pl.DataFrame,
-                         settings: StaticParams = StaticParams()) -> pl.DataFrame:
+                         settings: StaticParams) -> pl.DataFrame:
     """annotations.parquet rows for `submissions`, in their order (ANNOTATION_SCHEMA)."""
     from kaser.errors.llm_tasks import ANNOTATION_SCHEMA
     rows = {r["problem_id"]: r for r in problems.iter_rows(named=True)}

@@ -124,15 +124,15 @@ EmbedCodes = Callable[[Sequence[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class EvaluateParams:
-    methods: tuple[str, ...] = (REFERENCE_METHOD, "student_sft", "icl", "persona", "parastudent")
-    k_values: tuple[int, ...] = (1, 5)
-    embedding_model: str = "all-MiniLM-L6-v2"
-    embedding_batch_size: int = 64
-    max_codes_per_problem: int = 100
-    mastery_threshold: float = 0.5
-    significance: float = 0.05
-    seed: int = 0
-    judge: str = "static"          # the evaluation judge: static | openai (GRPO's is params `judge`)
+    methods: tuple[str, ...]
+    k_values: tuple[int, ...]
+    embedding_model: str
+    embedding_batch_size: int
+    max_codes_per_problem: int
+    mastery_threshold: float
+    significance: float
+    seed: int
+    judge: str  # the evaluation judge: static | openai (GRPO's is params `judge`)
 
 
 @dataclass(frozen=True)

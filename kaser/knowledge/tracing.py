@@ -65,23 +65,23 @@ from kaser.knowledge.baselines import (BASELINES, Attempts, mastery_spearman, me
 
 @dataclass(frozen=True)
 class KnowledgeParams:
-    """params.yaml `knowledge`; the defaults are the values measured on the synthetic datasets."""
-    embedding_backend: str = "sentence-transformers"   # or "hidden-state" (see kaser.embeddings)
-    embedding_model: str = "all-MiniLM-L6-v2"
-    embedding_batch_size: int = 64
-    projection: int = 32
-    hidden_size: int = 64
-    dropout: float = 0.4
-    aggregate: str = "product"        # product | mean of mastery over the next problem's KCs
-    kc_shrinkage: float = 0.03        # L2 pull of each KC's read-out towards the KCs' mean (note 5)
-    problem_ease: bool = False        # a learned success factor per problem (note 6)
-    learning_rate: float = 0.005
-    weight_decay: float = 0.001
-    batch_size: int = 32
-    max_epochs: int = 100
-    patience: int = 10
-    validation_fraction: float = 0.15
-    seed: int = 0
+    """params.yaml `knowledge` (its values there are the ones measured on the synthetic datasets)."""
+    embedding_backend: str  # or "hidden-state" (see kaser.embeddings)
+    embedding_model: str
+    embedding_batch_size: int
+    projection: int
+    hidden_size: int
+    dropout: float
+    aggregate: str  # product | mean of mastery over the next problem's KCs
+    kc_shrinkage: float  # L2 pull of each KC's read-out towards the KCs' mean (note 5)
+    problem_ease: bool  # a learned success factor per problem (note 6)
+    learning_rate: float
+    weight_decay: float
+    batch_size: int
+    max_epochs: int
+    patience: int
+    validation_fraction: float
+    seed: int
 
 
 AGGREGATES = ("product", "mean")

@@ -55,16 +55,17 @@ class ModelParams:
     """params.yaml `model`: the base LLM, its compute dtype, and the training runs: one per
     (split, test fold) of `splits` x `folds`, in that order.
 
-    >>> ModelParams(folds=(0, 1), splits=("student", "problem")).runs()
+    >>> from kaser.config import settings
+    >>> settings(ModelParams, "model", folds=(0, 1), splits=("student", "problem")).runs()
     [('student', 0), ('student', 1), ('problem', 0), ('problem', 1)]
-    >>> ModelParams(folds=(), splits=("student",))
+    >>> settings(ModelParams, "model", folds=(), splits=("student",))
     Traceback (most recent call last):
-    kaser.InputError: folds: give at least one test fold, e.g. [0]
+    kaser.InputError: params.yaml:model: folds: give at least one test fold, e.g. [0]
     """
-    base: str = DEFAULT_BASE
-    dtype: str = "auto"
-    folds: tuple[int, ...] = (0,)
-    splits: tuple[str, ...] = ("student",)
+    base: str
+    dtype: str
+    folds: tuple[int, ...]
+    splits: tuple[str, ...]
 
     def __post_init__(self):
         folds = (self.folds,) if isinstance(self.folds, int) else tuple(self.folds)

@@ -57,7 +57,8 @@ def parse_text(text: str) -> str:
 def openai_config(llm: LLMParams, params: BaselineParams) -> LLMParams:
     """The `llm` settings as the baselines use them: their model, plain text, no seed.
 
-    >>> cfg = openai_config(LLMParams(seed=3), BaselineParams(openai_model="qwen-32b"))
+    >>> from kaser.config import settings
+    >>> cfg = openai_config(LLMParams(seed=3), settings(BaselineParams, "baselines", openai_model="qwen-32b"))
     >>> cfg.model, cfg.json_mode, cfg.seed, cfg.temperature
     ('qwen-32b', False, None, 0.7)
     """

@@ -123,8 +123,9 @@ def convert(model_path, adapter, out: Path):
 def decoding_options(params, end_tokens: list[int]) -> dict:
     """generate_batch keyword arguments of the settings in `params` (a GenerateParams).
 
+    >>> from kaser.config import settings
     >>> from kaser.predictor.sampling import GenerateParams
-    >>> decoding_options(GenerateParams(temperature=0), [2])["sampling_topk"]
+    >>> decoding_options(settings(GenerateParams, "generate", temperature=0), [2])["sampling_topk"]
     1
     """
     options = {"max_length": params.max_new_tokens, "repetition_penalty": params.repetition_penalty,

@@ -59,40 +59,41 @@ ABLATION_METHODS = {m.dropped_reward: m.name for m in METHODS.values() if m.drop
 
 @dataclass(frozen=True)
 class GrpoParams:
-    num_generations: int = 5
-    prompts_per_step: int = 2
-    learning_rate: float = 1e-4
-    epochs: float = 1.0
-    beta: float = 0.0
-    temperature: float = 0.7
-    top_k: int = 40
-    top_p: float = 1.0
-    repetition_penalty: float = 1.0
-    max_completion_length: int | str = "auto"   # or a number of tokens; auto: completion_budget of the data
-    budget_percentile: float = 99.0          # with auto: percentile of the first submissions' tokens
-    budget_cap: int = 1024                   # with auto: at most this many completion tokens
-    reward_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
-    outcome_share: float = 0.0           # on a wrong pair: the least error reward a wrong answer earns
-    loss_type: str = "dapo"
-    num_iterations: int = 2              # policy updates per generated batch (TRL's mu)
-    steps_per_generation: int | None = None   # optimizer steps one generated batch is split into
-    epsilon: float = 0.2                 # PPO clip range of the importance ratio
-    scale_rewards: str = "group"         # group | batch | none: advantage divided by the reward std
-    multi_objective_aggregation: str = "sum_then_normalize"   # or normalize_then_sum (GDPO)
-    mask_truncated_completions: bool = False   # a cut-off completion adds nothing to the loss
-    lr_scheduler_type: str = "constant"
-    max_pairs: int | None = 2
-    gradient_checkpointing: bool = False
-    use_vllm: bool = False        # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
-    vllm_mode: str = "colocate"   # colocate (same GPUs as training) | server (`trl vllm-serve`)
-    seed: int = 0
+    num_generations: int
+    prompts_per_step: int
+    learning_rate: float
+    epochs: float
+    beta: float
+    temperature: float
+    top_k: int
+    top_p: float
+    repetition_penalty: float
+    max_completion_length: int | str  # or a number of tokens; auto: completion_budget of the data
+    budget_percentile: float  # with auto: percentile of the first submissions' tokens
+    budget_cap: int  # with auto: at most this many completion tokens
+    reward_weights: tuple[float, ...]
+    outcome_share: float  # on a wrong pair: the least error reward a wrong answer earns
+    loss_type: str
+    num_iterations: int  # policy updates per generated batch (TRL's mu)
+    steps_per_generation: int | None  # optimizer steps one generated batch is split into
+    epsilon: float  # PPO clip range of the importance ratio
+    scale_rewards: str  # group | batch | none: advantage divided by the reward std
+    multi_objective_aggregation: str  # or normalize_then_sum (GDPO)
+    mask_truncated_completions: bool  # a cut-off completion adds nothing to the loss
+    lr_scheduler_type: str
+    max_pairs: int | None
+    gradient_checkpointing: bool
+    use_vllm: bool  # TRL generates the groups with vLLM (GPU; pip install '.[gpu]')
+    vllm_mode: str  # colocate (same GPUs as training) | server (`trl vllm-serve`)
+    seed: int
 
 
 def ablated(params: GrpoParams, reward: str) -> GrpoParams:
     """`params` with the weight of one reward (similarity, error or diversity) set to 0: the
     paper's "KASER w/o R" ablations (Table 1).
 
-    >>> ablated(GrpoParams(reward_weights=(1.0, 0.5, 1.0)), "error").reward_weights
+    >>> from kaser.config import settings
+    >>> ablated(settings(GrpoParams, "grpo", reward_weights=(1.0, 0.5, 1.0)), "error").reward_weights
     (1.0, 0.0, 1.0)
     """
     if reward not in ABLATION_METHODS:

@@ -59,22 +59,23 @@ PROMPT_VERSIONS = {"icl": "icl-v2", "persona": "persona-prompt-v2", "summary": "
 class BaselineParams:
     """params.yaml `baselines` (one comment per key there); each baseline reads only its own
     keys of it (kaser.predictor.baselines, stages/generate.py)."""
-    backend: str = "local"
-    history: int = 5
-    persona_history: int = 5
-    max_code_chars: int | None = 600
-    persona_max_new_tokens: int = 128
-    openai_model: str | None = None
-    openai_base_url: str | None = None
-    openai_temperature: float | None = 0.7
-    parastudent_max_pairs: int | None = 8
-    parastudent_max_length: int = 2048
-    methods: tuple[str, ...] = ("student_sft", "icl", "persona", "parastudent")
+    backend: str
+    history: int
+    persona_history: int
+    max_code_chars: int | None
+    persona_max_new_tokens: int
+    openai_model: str | None
+    openai_base_url: str | None
+    openai_temperature: float | None
+    parastudent_max_pairs: int | None
+    parastudent_max_length: int
+    methods: tuple[str, ...]
 
     def __post_init__(self):
-        if self.backend not in ("local", "openai"):
+        # a key one baseline's stage does not read is None (stages/_runner.py Stage.section keys)
+        if self.backend is not None and self.backend not in ("local", "openai"):
             raise InputError(f"backend must be local or openai, not {self.backend!r}")
-        if self.history < 0 or self.persona_history < 0:
+        if any(n is not None and n < 0 for n in (self.history, self.persona_history)):
             raise InputError("history sizes must be >= 0")
 
 

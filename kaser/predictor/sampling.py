@@ -136,20 +136,20 @@ def data_budget(tokenizer, submissions: pl.DataFrame, percentile: float, cap: in
 
 @dataclass(frozen=True)
 class GenerateParams:
-    backend: str = "torch"
-    k: int = 5
-    temperature: float = 0.7
-    top_k: int = 40
-    top_p: float = 1.0
-    repetition_penalty: float = 1.0
-    max_new_tokens: int | str = "auto"    # or a number of tokens; auto: completion_budget of the data
-    budget_percentile: float = 99.0    # with auto: percentile of the first submissions' token counts
-    budget_cap: int = 1024             # with auto: never more new tokens than this
-    batch_size: int = 8
-    workers: int = 2                   # ctranslate2: generators decoding at the same time
-    max_pairs: int | None = 5
-    seed: int = 0
-    redraws: int = 2                   # draws again of a completion that writes the prompt's words
+    backend: str
+    k: int
+    temperature: float
+    top_k: int
+    top_p: float
+    repetition_penalty: float
+    max_new_tokens: int | str  # or a number of tokens; auto: completion_budget of the data
+    budget_percentile: float  # with auto: percentile of the first submissions' token counts
+    budget_cap: int  # with auto: never more new tokens than this
+    batch_size: int
+    workers: int  # ctranslate2: generators decoding at the same time
+    max_pairs: int | None
+    seed: int
+    redraws: int  # draws again of a completion that writes the prompt's words
 
 
 def sample_completions(model_path, adapter, prompts: list[str], params: GenerateParams,

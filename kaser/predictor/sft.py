@@ -32,18 +32,18 @@ from kaser.predictor.prompt import pair_messages
 
 @dataclass(frozen=True)
 class SftParams:
-    lora_r: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
-    learning_rate: float = 1e-3
-    epochs: float = 1.0
-    batch_size: int = 4
-    gradient_accumulation_steps: int = 1
-    max_length: int = 1024
-    max_pairs: int | None = 48
-    gradient_checkpointing: bool = False
-    seed: int = 0
+    lora_r: int
+    lora_alpha: int
+    lora_dropout: float
+    target_modules: tuple[str, ...]
+    learning_rate: float
+    epochs: float
+    batch_size: int
+    gradient_accumulation_steps: int
+    max_length: int
+    max_pairs: int | None
+    gradient_checkpointing: bool
+    seed: int
 
 
 def sample_pairs(pairs: pl.DataFrame, max_pairs: int | None, seed: int) -> pl.DataFrame:
