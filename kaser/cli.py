@@ -110,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--signature", default=None,
                    help='the starter signature the student sees, e.g. "def add(a, b):" (default: '
                         "the --reference solution's header, else none); the tests call its function")
-    p.add_argument("-k", type=int, default=5, help="samples per profile")
+    p.add_argument("-k", type=int, default=None,
+                   help="samples per profile (default: generate.k of the --params file)")
     p.add_argument("--out", required=True, help="folder for simulation.json and simulation.md")
     p.add_argument("--params", default="params.yaml")
     return parser
@@ -239,10 +240,12 @@ def simulate_command(args) -> None:
     reference = read_reference(getattr(args, "reference", None))
     tests = read_tests(getattr(args, "tests", None))
     signature = problem_signature(getattr(args, "signature", None), reference, args.language)
-    if args.k < 1:
+    if args.k is not None and args.k < 1:
         raise InputError(f"-k must be at least 1, not {args.k}")
     params_file = read_params(args.params)
-    params = dataclasses.replace(section(args.params, "generate", GenerateParams, params_file), k=args.k)
+    params = section(args.params, "generate", GenerateParams, params_file)
+    if args.k is not None:
+        params = dataclasses.replace(params, k=args.k)
     if args.mastery is not None:
         profiles = [parse_mastery(args.mastery, kcs)]
     else:
@@ -261,14 +264,14 @@ def simulate_command(args) -> None:
     results = simulate(statement, args.language, kcs, profiles, base, adapter, params,
                        model.dtype, tests=tests, reference=reference, signature=signature,
                        settings=settings)
-    simulation = simulation_record(statement, args.language, kcs, args.dataset, adapter, args.k,
+    simulation = simulation_record(statement, args.language, kcs, args.dataset, adapter, params.k,
                                    results, args.population is not None, reference=reference,
                                    tests=tests, signature=signature)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "simulation.json").write_text(json.dumps(simulation, indent=1) + "\n")
     (out / "simulation.md").write_text(simulation_markdown(simulation))
-    print(f"{len(profiles)} profile(s) x {args.k} samples -> {out}/simulation.json, simulation.md")
+    print(f"{len(profiles)} profile(s) x {params.k} samples -> {out}/simulation.json, simulation.md")
 
 
 if __name__ == "__main__":

@@ -85,6 +85,12 @@ def test_one_profile_writes_k_samples_with_errors(simulate_workspace):
     assert "compiler / parser only" in markdown
 
 
+def test_without_k_each_profile_gets_the_params_generate_k(simulate_workspace):
+    run("--kcs", "loops", "--mastery", "loops=0.5")   # the toy params.yaml: generate.k 2
+    simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
+    assert [len(r["samples"]) for r in simulation["profiles"]] == [PARAMS["generate"]["k"]] == [2]
+
+
 def test_population_shares_are_in_0_1(simulate_workspace):
     run("--kcs", "loops,arithmetic", "--population", "4", "-k", "2")
     simulation = json.loads((simulate_workspace / "sim" / "simulation.json").read_text())
