@@ -194,16 +194,16 @@ def test_every_params_key_a_stage_reads_is_declared(graph):
 FIXTURE = """
 from _runner import Stage, run
 _MODEL = ("model.dtype", "model.folds")
-PARAMS = _MODEL + ("grpo", "judge", "llm.model", "llm.timeout_s", "datasets.{dataset}")
+PARAMS = _MODEL + ("grpo", "judge", "llm", "llm_client.timeout_s", "datasets.{dataset}")
 """
 
 
 def test_the_params_check_finds_a_key_read_but_not_declared():
     reads = script_params(FIXTURE, "grpo", "toy")
-    assert reads == ("model.dtype", "model.folds", "grpo", "judge", "llm.model", "llm.timeout_s",
+    assert reads == ("model.dtype", "model.folds", "grpo", "judge", "llm", "llm_client.timeout_s",
                      "datasets.toy")
-    declared_keys = {"model.dtype", "model.folds", "grpo", "llm.model", "datasets.toy"}
-    # `judge` is read but not declared; llm.timeout_s changes no output, so it need not be
+    declared_keys = {"model.dtype", "model.folds", "grpo", "llm", "datasets.toy"}
+    # `judge` is read but not declared; llm_client changes no output, so it need not be
     assert undeclared(reads, declared_keys) == ["judge"]
     assert undeclared(reads, declared_keys | {"judge"}) == []
     # a whole section covers its keys, a key does not cover its section
@@ -313,11 +313,11 @@ def test_generate_declares_the_params_of_every_sampled_method_of_the_registry():
     for method in sampled:
         reads = script_params(source, method, "toy")
         # no method reads the whole baselines section; every baseline whether it is sampled
-        assert "baselines" not in reads and "llm" not in reads, (method, reads)
+        assert "baselines" not in reads, (method, reads)
         assert ("baselines.methods" in reads) == (METHODS[method].role == "baseline"), (method, reads)
-        # only ICL and PersonaPrompt can ask an endpoint, so only they read the backend and llm keys
+        # only ICL and PersonaPrompt can ask an endpoint, so only they read the backend and `llm`
         asks = method in ("icl", "persona")
-        assert ("baselines.backend" in reads) == asks and any(k.startswith("llm.") for k in reads) == asks
+        assert ("baselines.backend" in reads) == asks and ("llm" in reads) == asks
 
 
 def producers(graph, dataset: str) -> dict[str, object]:
