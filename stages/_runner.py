@@ -16,15 +16,15 @@ reads its settings here (into the frozen dataclasses of kaser, through `kaser.co
 every field from params.yaml) and takes its paths from `Stage` (data/<ds>/, reports/<ds>/,
 models/base/, the adapters under models/<ds>/, its own LLM cache).
 
-What a stage reads is declared twice, and both must agree:
+What a stage reads is declared once, in its script:
 - the script's module-level `PARAMS` lists the params keys it may read (a tuple of dotted keys,
   `{dataset}` standing for the dataset name; or, for a script behind several stages, a dict from
   variant to such a tuple: the variant is the script's second argument, e.g. the method of
   stages/generate.py, else the stage name, e.g. report / readme of stages/report.py).
   `Stage.section` refuses to read a key that `PARAMS` does not cover, so the list cannot fall
   behind the code;
-- dvc.yaml lists the stage's params; tests/test_pipeline.py reads `PARAMS` from every stage
-  script (by AST) and fails when dvc.yaml does not declare one of them.
+- `make dvc-deps` (stages/_dvc_deps.py) writes `PARAMS` into the stage's params in dvc.yaml, and
+  tests/test_pipeline.py fails when the two differ.
 The sections in `OPERATIONAL` may be read by any stage and are declared by none, because they
 cannot change an output: `llm_client` says how to reach the LLM server, how patient to be and
 what a request costs, while an answer is keyed by `llm` alone. Changing them reruns nothing.

@@ -22,7 +22,7 @@ from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
 from kaser.llm import LLMClientParams, LLMParams
 from kaser.data.progsnap2 import ingest_progsnap2, kc_client, write_metadata
 
-# the llm keys serve only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
+# `llm` serves only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
 PARAMS = ("datasets.{dataset}", "splits", "llm")
 
 
