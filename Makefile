@@ -123,8 +123,8 @@ $(VLLM_STAMP): pyproject.toml
 test-vllm: $(VLLM_STAMP)
 	VLLM_CPU_KVCACHE_SPACE=1 KASER_REQUIRE_VLLM=1 $(VLLM_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/vllm_cpu
 
-# dvc.yaml's code deps: every stage's import closure (stages/_dvc_deps.py); tests/test_pipeline.py
-# fails while they are stale, so run this after changing an import.
+# dvc.yaml's code deps (the packages each stage's imports reach) and params (each script's PARAMS),
+# by stages/_dvc_deps.py; tests/test_pipeline.py fails while they are stale: run after either changes.
 dvc-deps: $(STAMP)
 	$(BIN)/python stages/_dvc_deps.py --write
 

@@ -32,7 +32,8 @@ import polars as pl
 
 from kaser import config
 from kaser.errors.annotate import annotation_counts, annotation_quality
-from kaser.llm import ChatClient, LLMParams
+from kaser.config import load_settings
+from kaser.llm import ChatClient, LLMClientParams, LLMParams
 from kaser.errors.llm_tasks import annotate_llm
 from kaser.code.sandbox import java_available
 from kaser.errors.static_annotator import StaticParams, annotate_submissions
@@ -69,12 +70,15 @@ def cache_hit_rate(problems: pl.DataFrame, submissions: pl.DataFrame) -> float:
     fake = FakeOpenAI()
     fake.thread.start()
     os.environ[KEY_ENV] = SECRET
-    cfg = LLMParams(base_url=fake.url, api_key_env=KEY_ENV, max_concurrency=8)
+    params = load_settings((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
+    cfg = LLMParams(**params["llm"])
+    client_cfg = LLMClientParams(**params["llm_client"] | {"base_url": fake.url, "api_key_env": KEY_ENV,
+                                                          "max_concurrency": 8})
     try:
         with tempfile.TemporaryDirectory() as folder:
             cache = Path(folder) / "llm_cache.sqlite"
             for run in (1, 2):
-                with ChatClient(cfg, cache, progress=False) as client:
+                with ChatClient(cfg, client_cfg, cache, progress=False) as client:
                     start = time.perf_counter()
                     annotate_llm(problems, submissions, client)
                     usage = client.usage

@@ -5,7 +5,8 @@ from params.yaml through the stage runner, its LLM answers in the stage's own ca
     judge_name(stage)                         # what decides its answers (the evaluate cache key)
 
 Such a stage's PARAMS declare `judge`, `annotate` (the static judge runs the annotator with
-these settings) and the `llm` keys that shape an answer (the openai judge); see _runner.py.
+these settings) and `llm`, the settings that shape an answer (the openai judge; it also reads
+`llm_client`, which no stage declares: _runner.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from _runner import Stage
 from kaser.errors.annotate import AnnotateParams
 from kaser.errors.judge import JudgeParams, judge_name as _judge_name, reward_judge
-from kaser.llm import LLMParams, ResponseCache
+from kaser.llm import LLMClientParams, LLMParams, ResponseCache
 
 
 def judge_settings(stage: Stage, backend: str | None = None):
@@ -30,6 +31,14 @@ def judge_settings(stage: Stage, backend: str | None = None):
     return cfg, settings, llm
 
 
+def llm_client(stage: Stage, backend: str | None = None) -> LLMClientParams | None:
+    """params.yaml `llm_client` where the judge asks the LLM (backend openai), else None."""
+    cfg = stage.section("judge", JudgeParams)
+    if (backend or cfg.backend) != "openai":
+        return None
+    return stage.section("llm_client", LLMClientParams)
+
+
 @contextmanager
 def open_judge(stage: Stage, backend: str | None = None):
     """The judge of params.yaml `judge` (backend `backend` if given) over stage.data; its LLM
@@ -37,7 +46,8 @@ def open_judge(stage: Stage, backend: str | None = None):
     afterwards either way (a persistent DVC output)."""
     cfg, settings, llm = judge_settings(stage, backend)
     keep_cache(stage)
-    with reward_judge(stage.data, cfg, settings, llm, stage.llm_cache) as judge:
+    with reward_judge(stage.data, cfg, settings, llm, llm_client(stage, backend),
+                      stage.llm_cache) as judge:
         yield judge
 
 

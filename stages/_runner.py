@@ -16,18 +16,18 @@ reads its settings here (into the frozen dataclasses of kaser, through `kaser.co
 every field from params.yaml) and takes its paths from `Stage` (data/<ds>/, reports/<ds>/,
 models/base/, the adapters under models/<ds>/, its own LLM cache).
 
-What a stage reads is declared twice, and both must agree:
+What a stage reads is declared once, in its script:
 - the script's module-level `PARAMS` lists the params keys it may read (a tuple of dotted keys,
   `{dataset}` standing for the dataset name; or, for a script behind several stages, a dict from
   variant to such a tuple: the variant is the script's second argument, e.g. the method of
   stages/generate.py, else the stage name, e.g. report / readme of stages/report.py).
   `Stage.section` refuses to read a key that `PARAMS` does not cover, so the list cannot fall
   behind the code;
-- dvc.yaml lists the stage's params; tests/test_pipeline.py reads `PARAMS` from every stage
-  script (by AST) and fails when dvc.yaml does not declare one of them.
-Keys in `OPERATIONAL` are read but cannot change an output (how to reach the LLM server, how
-patient to be, what a request costs; the answer is keyed by the other `llm` keys), so dvc.yaml
-leaves them out: changing them reruns nothing.
+- `make dvc-deps` (stages/_dvc_deps.py) writes `PARAMS` into the stage's params in dvc.yaml, and
+  tests/test_pipeline.py fails when the two differ.
+The sections in `OPERATIONAL` may be read by any stage and are declared by none, because they
+cannot change an output: `llm_client` says how to reach the LLM server, how patient to be and
+what a request costs, while an answer is keyed by `llm` alone. Changing them reruns nothing.
 
 `run(main)` gives every stage the same usage line (from `main`'s parameters), turns a
 `kaser.InputError` into one line on stderr and exit status 2, and Ctrl-C into one line and 130.
@@ -48,10 +48,8 @@ from kaser.config import from_dict, load_settings
 T = TypeVar("T")
 PARAMS_FILE = Path("params.yaml")
 
-# params keys read but declared nowhere in dvc.yaml: none of them changes an output
-OPERATIONAL = {"llm": ("base_url", "api_key_env", "max_concurrency", "max_retries",
-                       "malformed_retries", "backoff_s", "timeout_s", "price_per_mtok_in",
-                       "price_per_mtok_out", "cache_file")}
+# params sections read but declared in no PARAMS and no dvc.yaml: none of them changes an output
+OPERATIONAL = ("llm_client",)
 
 
 def covered(key: str, declared) -> bool:
@@ -64,8 +62,12 @@ def covered(key: str, declared) -> bool:
 
 
 def operational(key: str) -> bool:
-    section, _, name = key.partition(".")
-    return name in OPERATIONAL.get(section, ())
+    """Whether dotted `key` lies in a section that changes no output.
+
+    >>> operational("llm_client.timeout_s"), operational("llm.model")
+    (True, False)
+    """
+    return key.partition(".")[0] in OPERATIONAL
 
 
 def read_params(path: Path = PARAMS_FILE) -> dict[str, Any]:

@@ -30,9 +30,7 @@ from kaser.data.contracts import read_dataset
 from kaser.predictor.base_model import ModelParams, load_tokenizer, run_name
 from kaser.predictor.sampling import GenerateParams, predict, predict_runs, resolve_budget
 
-PARAMS = ("model", "grpo", "judge", "generate", "ablations",
-          "annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
-          "llm.max_completion_tokens", "llm.seed")
+PARAMS = ("model", "grpo", "judge", "generate", "ablations", "annotate", "llm")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,7 +3,8 @@
     python stages/annotate.py synthetic-python
 
 Reads params.yaml `annotate` (backend static|openai, static-annotator limits) and, for the openai
-backend, `llm` (the keys in PARAMS; the operational ones of stages/_runner.py besides);
+backend, `llm` (the cache key's settings) and `llm_client` (read by every stage that asks the
+LLM and declared by none: stages/_runner.py);
 data/<ds>/problems.parquet and submissions.parquet. Writes
 data/<ds>/annotations.parquet, data/<ds>/llm_cache.sqlite (empty with the static backend; a
 persistent output either way) and reports/<ds>/annotation_quality.json (precision / recall / F1
@@ -16,18 +17,19 @@ import json
 
 from _runner import Stage, run
 from kaser.errors.annotate import AnnotateParams, annotate_folder, counts_line, quality_line
-from kaser.llm import LLMParams
+from kaser.llm import LLMClientParams, LLMParams
 
-PARAMS = ("annotate", "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
-          "llm.max_completion_tokens", "llm.seed")
+PARAMS = ("annotate", "llm")
 
 
 def main(dataset: str) -> None:
     stage = Stage("annotate", dataset, PARAMS)
     folder = stage.data
     cfg = stage.section("annotate", AnnotateParams)
-    llm = stage.section("llm", LLMParams) if cfg.backend == "openai" else None
-    annotations, quality, counts = annotate_folder(folder, cfg, stage.llm_cache, llm)
+    llm, client = None, None
+    if cfg.backend == "openai":
+        llm, client = stage.section("llm", LLMParams), stage.section("llm_client", LLMClientParams)
+    annotations, quality, counts = annotate_folder(folder, cfg, stage.llm_cache, llm, client)
     annotations.write_parquet(folder / "annotations.parquet")
     print(counts_line(counts))
     if quality is not None:

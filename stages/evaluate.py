@@ -5,7 +5,7 @@
 Reads params.yaml `evaluate` (methods, K values, embedding model, the evaluation judge
 `evaluate.judge`, which may differ from the GRPO reward's `judge.backend`, as the authors trained
 with one model and evaluated with another), `judge` and `annotate` (the static judge's settings)
-and the `llm` keys that shape an answer (the openai judge);
+and `llm`, the settings that shape an answer (the openai judge);
 data/<ds>/problems.parquet, submissions.parquet, error_labels.parquet, submission_errors.parquet,
 problem_errors.json, mastery.parquet (the knowledge stage's estimates, for the student-following
 scores) and data/<ds>/predictions/<method>.parquet for each listed method.
@@ -36,8 +36,7 @@ from kaser.embeddings import EmbeddingCache
 from kaser.evaluation.scoring import EvaluateParams, evaluate_dataset, read_predictions, read_truth, write_json
 from kaser.evaluation.summary import unit_scores
 
-PARAMS = ("evaluate", "judge", "annotate", "llm.model", "llm.json_mode", "llm.temperature",
-          "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
+PARAMS = ("evaluate", "judge", "annotate", "llm")
 
 
 @contextmanager

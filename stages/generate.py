@@ -23,10 +23,10 @@ The params each method reads are PARAMS[method], and its stage in dvc.yaml decla
 so a change to one baseline's setting reruns that baseline alone (and what follows): ICL and
 ParaStudent read `baselines.history`, PersonaPrompt `baselines.persona_history` and its persona
 length, and only ICL and PersonaPrompt, which can ask an endpoint, read the backend settings and
-the `llm` keys (model, endpoint, reasoning effort, token cap; they send no JSON mode, no seed and
-their own temperature). ParaStudent's training settings reach its stage through the adapter it
-depends on. Every baseline reads params.yaml `baselines.methods`: one left out samples nothing and
-its file holds no rows (the CPU study, docs/experiments-and-studies.md, samples Student SFT only).
+`llm` (the cache key's settings; they send no JSON mode, no seed and their own temperature).
+ParaStudent's training settings reach its stage through the adapter it depends on. Every
+baseline reads params.yaml `baselines.methods`: one left out samples nothing and its file holds no
+rows (the CPU study, docs/experiments-and-studies.md, samples Student SFT only).
 ICL and PersonaPrompt, sampled or not, leave their cache in place (an empty one where none was), so
 each stage writes every output it declares, and a later run uses the file.
 """
@@ -39,7 +39,7 @@ from _runner import Stage, run
 from kaser import InputError
 from kaser.predictor.history_prompts import BaselineParams
 from kaser.data.contracts import read_dataset
-from kaser.llm import LLMParams, ResponseCache
+from kaser.llm import LLMClientParams, LLMParams, ResponseCache
 from kaser.methods import METHODS
 from kaser.predictor.base_model import ModelParams, run_name
 from kaser.predictor.baselines import predict_baseline
@@ -47,12 +47,10 @@ from kaser.predictor.base_model import load_tokenizer
 from kaser.predictor.sampling import PREDICTION_SCHEMA, GenerateParams, predict, predict_runs, resolve_budget
 
 _SAMPLE = ("model", "generate")
-# the backend settings of the two baselines that can ask an OpenAI-compatible endpoint; they read
-# the whole `llm` section, and kaser.predictor.baselines.openai_config then sets json_mode, seed
-# and temperature its own way, so those three change no baseline answer
+# the backend settings of the two baselines that can ask an OpenAI-compatible endpoint, and `llm`
+# (kaser.predictor.baselines.openai_config then sets json_mode, seed and temperature its own way)
 _OPENAI = ("baselines.backend", "baselines.openai_model", "baselines.openai_base_url",
-           "baselines.openai_temperature", "llm.model", "llm.base_url", "llm.json_mode",
-           "llm.temperature", "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
+           "baselines.openai_temperature", "llm")
 # what each method reads: the knowledge prompt's sampling, or a baseline's own settings too
 # (kaser.predictor.baselines.predict_baseline); a literal, so that tests/test_pipeline.py can
 # check it against dvc.yaml (and that it names every sampled method of kaser.methods; the
@@ -95,11 +93,13 @@ def main(dataset: str, method: str) -> None:
             return predict(stage.base_model, stage.adapter(adapter, run_name(split, fold)),
                            pairs, params, method, model.dtype)
     else:
-        llm = stage.section("llm", LLMParams) if method in CACHED else None
+        llm, client = None, None
+        if method in CACHED:
+            llm, client = stage.section("llm", LLMParams), stage.section("llm_client", LLMClientParams)
 
         def predict_run(split, fold, pairs):
             return predict_baseline(method, pairs, problems, submissions, baselines, params, llm=llm,
-                                    model_id=model.base, cache_path=cache_path,
+                                    llm_client=client, model_id=model.base, cache_path=cache_path,
                                     adapter=stage.adapter(adapter, run_name(split, fold)) if adapter else None,
                                     dtype=model.dtype)
     predictions = predict_runs(folder, model.runs(), params, predict_run)

@@ -21,9 +21,7 @@ from _runner import Stage, run
 from kaser.predictor.grpo import GrpoParams, train_runs
 from kaser.predictor.base_model import ModelParams, run_name
 
-PARAMS = ("model", "grpo", "judge", "annotate",
-          "llm.model", "llm.json_mode", "llm.temperature", "llm.reasoning_effort",
-          "llm.max_completion_tokens", "llm.seed")
+PARAMS = ("model", "grpo", "judge", "annotate", "llm")
 
 
 def main(dataset: str) -> None:

@@ -19,12 +19,11 @@ from kaser import InputError
 from kaser.config import from_dict
 from kaser.data.contracts import SplitsParams, dataset_counts, make_folds, write_dataset, write_folds
 from kaser.data.ingest import ingest_codeworkout, ingest_falconcode
-from kaser.llm import LLMParams
+from kaser.llm import LLMClientParams, LLMParams
 from kaser.data.progsnap2 import ingest_progsnap2, kc_client, write_metadata
 
-# the llm keys serve only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
-PARAMS = ("datasets.{dataset}", "splits", "llm.model", "llm.json_mode", "llm.temperature",
-          "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
+# `llm` serves only a progsnap2 source with `kcs: openai` (KC descriptions by the LLM)
+PARAMS = ("datasets.{dataset}", "splits", "llm")
 
 
 @dataclass(frozen=True)
@@ -78,9 +77,10 @@ def dataset_config(stage: Stage):
     return from_dict(SOURCES[source], entry, where=where)
 
 
-def build(config, out: Path, llm=None):
-    """(problems, submissions, metadata) of a dataset config; `llm` (LLMParams) serves the
-    openai KC backend of a progsnap2 source, its answers cached in out/kc_llm_cache.sqlite."""
+def build(config, out: Path, llm=None, llm_client=None):
+    """(problems, submissions, metadata) of a dataset config; `llm` and `llm_client` (LLMParams,
+    LLMClientParams) serve the openai KC backend of a progsnap2 source, its answers cached in
+    out/kc_llm_cache.sqlite."""
     metadata = {"source": config.source}
     if isinstance(config, SyntheticSource):
         from kaser.data.synth import generate
@@ -89,7 +89,7 @@ def build(config, out: Path, llm=None):
         return (*ingest_codeworkout(config.raw, config.problems, config.kc_file,
                                     kc_level=config.kc_level), metadata)
     if isinstance(config, Progsnap2Source):
-        client = kc_client(config.kcs, out / "kc_llm_cache.sqlite", llm)
+        client = kc_client(config.kcs, out / "kc_llm_cache.sqlite", llm, llm_client)
         try:
             return ingest_progsnap2(config.raw, config.problems, events=config.events,
                                     score_threshold=config.score_threshold,
@@ -104,11 +104,11 @@ def main(dataset: str) -> None:
     stage = Stage("prepare", dataset, PARAMS)
     config = dataset_config(stage)
     splits = stage.section("splits", SplitsParams)
-    llm = None
+    llm, client = None, None
     if isinstance(config, Progsnap2Source) and config.kcs == "openai":
-        llm = stage.section("llm", LLMParams)
+        llm, client = stage.section("llm", LLMParams), stage.section("llm_client", LLMClientParams)
     out, name = stage.data, dataset
-    problems, submissions, metadata = build(config, out, llm)
+    problems, submissions, metadata = build(config, out, llm, client)
     write_dataset(out, problems, submissions)
     write_metadata(out, metadata)
     write_folds(out / "folds.json", make_folds(submissions, splits.folds, splits.seed))

@@ -29,8 +29,9 @@ from kaser.predictor.base_model import ModelParams, load_tokenizer, run_name
 from kaser.predictor.sampling import GenerateParams, resolve_budget
 from kaser.simulate import check_model_folders, knowledge_sweep, sweep_problem
 
-PARAMS = ("sweep", "model", "generate", "judge", "evaluate.judge", "annotate", "llm.model", "llm.json_mode",
-          "llm.temperature", "llm.reasoning_effort", "llm.max_completion_tokens", "llm.seed")
+# evaluate.judge: the sweep's codes are judged by the evaluation judge; judge, annotate and llm:
+# that judge's settings (stages/_judge.py)
+PARAMS = ("sweep", "model", "generate", "judge", "evaluate.judge", "annotate", "llm")
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,8 @@ def server():
 def make_client(server, tmp_path, monkeypatch):
     """make(**overrides) -> a ChatClient of `server` (quick retries, a cache in tmp_path); the key
     is set in KEY_ENV, and every client made is closed after the test."""
-    from kaser.llm import ChatClient, LLMParams   # imported here: openai is slow to import
+    from kaser.llm import ChatClient   # imported here: openai is slow to import
+    from llm_settings import llm_settings
 
     monkeypatch.setenv(KEY_ENV, SECRET)
     clients = []
@@ -50,7 +51,7 @@ def make_client(server, tmp_path, monkeypatch):
     def make(**overrides) -> ChatClient:
         settings = dict(base_url=server.url, api_key_env=KEY_ENV, backoff_s=0.001,
                         max_concurrency=4, max_retries=3, malformed_retries=2)
-        client = ChatClient(LLMParams(**{**settings, **overrides}), tmp_path / "llm_cache.sqlite",
+        client = ChatClient(*llm_settings(**{**settings, **overrides}), tmp_path / "llm_cache.sqlite",
                             progress=False)
         clients.append(client)
         return client

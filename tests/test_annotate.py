@@ -35,13 +35,14 @@ PARAMS = """annotate:
   unsafe_no_isolation: false
 llm:
   model: o4-mini
-  base_url: {url}
-  api_key_env: {key}
   json_mode: true
   temperature: null
   reasoning_effort: null
   max_completion_tokens: null
   seed: null
+llm_client:
+  base_url: {url}
+  api_key_env: {key}
   max_concurrency: 8
   max_retries: 1
   malformed_retries: 2
@@ -63,9 +64,9 @@ def folder(tmp_path_factory):
 REPO = Path(__file__).resolve().parents[1]
 
 
-def params(tmp_path, url="http://127.0.0.1:9/v1", extra_llm=""):
+def params(tmp_path, url="http://127.0.0.1:9/v1", extra_client=""):
     path = tmp_path / "params.yaml"
-    path.write_text(PARAMS.format(url=url, key=KEY_ENV) + extra_llm)
+    path.write_text(PARAMS.format(url=url, key=KEY_ENV) + extra_client)
     return path
 
 
@@ -152,7 +153,7 @@ def test_annotate_stage_every_prompt_failed_exits_2_with_one_line(folder, tmp_pa
 def test_ctrl_c_stops_cleanly_and_the_rerun_pays_no_prompt_twice(folder, tmp_path, server,  # noqa: F811
                                                                  monkeypatch, capsys):
     copy = copy_dataset(folder, tmp_path / "data")
-    settings = params(tmp_path, server.url, extra_llm="  max_concurrency: 2\n")
+    settings = params(tmp_path, server.url, extra_client="  max_concurrency: 2\n")
     command = ["annotate", str(copy), "--backend", "openai", "--params", str(settings)]
     server.hold_after = 3   # 3 answers, then the next 2 requests (one per worker) wait in flight
     run = subprocess.Popen([sys.executable, "-m", "kaser.cli", *command], cwd=tmp_path,

@@ -16,7 +16,7 @@ from safetensors.torch import load_file
 from kaser import InputError, config
 from kaser.predictor.history_prompts import (NO_HISTORY_PERSONA, BaselineParams, icl_messages,
                              parastudent_examples, persona_messages, summary_chats, with_history)
-from kaser.llm import LLMParams
+from llm_settings import llm_settings
 from kaser.predictor.baselines import local_personas, predict_baseline, student_personas
 from kaser.predictor.sampling import GenerateParams
 from fake_openai import KEY_ENV, SECRET, FakeOpenAI
@@ -157,15 +157,15 @@ def text_server(monkeypatch):
 
 
 def openai_setup(server):
-    llm = LLMParams(model="o4-mini", base_url=server.url, api_key_env=KEY_ENV, backoff_s=0.001,
-                    max_retries=1, seed=7)
-    return llm, config.settings(BaselineParams, "baselines", backend="openai", openai_model="qwen-32b")
+    llm, client = llm_settings(model="o4-mini", base_url=server.url, api_key_env=KEY_ENV,
+                               backoff_s=0.001, max_retries=1, seed=7)
+    return llm, client, config.settings(BaselineParams, "baselines", backend="openai", openai_model="qwen-32b")
 
 
 def test_openai_personas_cost_nothing_the_second_time(text_server, tmp_path):
-    llm, params = openai_setup(text_server)
+    llm, client, params = openai_setup(text_server)
     table = with_history(pairs([("s", 3), ("s", 0), ("t", 1)]), PROBLEMS, SUBMISSIONS, k=5)
-    run = dict(llm=llm, model_path=tmp_path / "no-model", model_id="tiny",
+    run = dict(llm=llm, llm_client=client, model_path=tmp_path / "no-model", model_id="tiny",
                cache_path=tmp_path / "cache.sqlite", generate=GENERATE)
     personas = student_personas(table, params, **run)
     assert len(text_server.requests) == 2          # the pair without history asks nothing
@@ -176,9 +176,9 @@ def test_openai_personas_cost_nothing_the_second_time(text_server, tmp_path):
 
 @pytest.mark.parametrize("method", ["icl", "persona"])
 def test_openai_baseline_gives_k_distinct_cached_samples_per_pair(text_server, tmp_path, method):
-    llm, params = openai_setup(text_server)
+    llm, client, params = openai_setup(text_server)
     test_pairs = pairs([("s", 3), ("t", 1)])
-    run = dict(llm=llm, model_id="tiny", cache_path=tmp_path / "cache.sqlite",
+    run = dict(llm=llm, llm_client=client, model_id="tiny", cache_path=tmp_path / "cache.sqlite",
                model_path=tmp_path / "no-model")
     predictions = predict_baseline(method, test_pairs, PROBLEMS, SUBMISSIONS, params, GENERATE, **run)
     assert predictions.columns == ["student_id", "problem_id", "sample", "code", "method", "truncated"]
@@ -197,7 +197,7 @@ def test_openai_baseline_gives_k_distinct_cached_samples_per_pair(text_server, t
 def test_parastudent_needs_its_adapter(tmp_path):
     with pytest.raises(InputError, match="parastudent.py"):
         predict_baseline("parastudent", pairs([("s", 3)]), PROBLEMS, SUBMISSIONS, config.settings(BaselineParams, "baselines"),
-                         GENERATE, llm=LLMParams(), model_id="tiny", cache_path=tmp_path / "c")
+                         GENERATE, llm=None, llm_client=None, model_id="tiny", cache_path=tmp_path / "c")
 
 
 # -- the stages on a tiny model ----------------------------------------------------------------

@@ -126,7 +126,9 @@ def test_cluster_command_with_openai_summaries_from_a_server_then_from_the_cache
     """`kaser cluster DIR` with summary_backend openai: the real openai client asks a fake
     OpenAI-compatible server on 127.0.0.1 for each multi-member cluster's label; a second run
     finds every answer in DIR/llm_cache.sqlite and sends nothing."""
+    import yaml
     from fake_openai import KEY_ENV, SECRET, FakeOpenAI
+    from llm_settings import llm_sections
 
     from kaser.cli import main
 
@@ -137,7 +139,8 @@ def test_cluster_command_with_openai_summaries_from_a_server_then_from_the_cache
     params = tmp_path / "params.yaml"
     params.write_text("cluster:\n  embedding_model: all-MiniLM-L6-v2\n  max_clusters: 2\n"
                       "  top_n: 10\n  summary_backend: openai\n"
-                      f"llm:\n  base_url: {fake.url}\n  api_key_env: {KEY_ENV}\n  backoff_s: 0.001\n")
+                      + yaml.safe_dump(llm_sections(base_url=fake.url, api_key_env=KEY_ENV,
+                                                    backoff_s=0.001)))
     try:
         main(["cluster", str(tmp_path), "--params", str(params)])
         first = pl.read_parquet(tmp_path / "error_labels.parquet")

@@ -1,5 +1,6 @@
 """The judge: static diagnoses mapped to cluster labels and restricted to candidates; LLM judge."""
 
+import dataclasses
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from kaser import config
 from kaser.errors.judge import JudgeParams, LLMJudge, StaticJudge, judge_name, judge_sources, reward_judge
 from kaser.errors.static_annotator import StaticParams
-from kaser.llm import LLMParams
+from llm_settings import llm_settings
 from hike_problem import CANDIDATES, CORRECT, PROBLEM, SYNTAX, WRONG_OPERATOR, dataset
 ANNOTATOR = config.settings(StaticParams, "annotate", part=True)   # the pipeline's settings
 RENAMED = CORRECT.replace("def can_hike", "def go_hiking")                  # another name
@@ -79,17 +80,18 @@ def _other(value):
 
 STATIC = JudgeParams("static")
 OPENAI = JudgeParams("openai")
+LLM, _ = llm_settings()    # params.yaml's `llm`
 SETTING_CHANGES = (
     [(f"annotate.{f}", STATIC, replace(ANNOTATOR, **{f: _other(getattr(ANNOTATOR, f))}), None)
      for f in StaticParams.__dataclass_fields__]
-    + [(f"llm.{f}", OPENAI, None, LLMParams(**{f: _other(getattr(LLMParams(), f))}))
-       for f in ("model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens", "seed")]
-    + [("judge.backend", OPENAI, None, None)])
+    + [(f"llm.{f}", OPENAI, None, dataclasses.replace(LLM, **{f: _other(getattr(LLM, f))}))
+       for f in (f.name for f in dataclasses.fields(LLM))]
+    + [("judge.backend", OPENAI, None, LLM)])
 
 
 @pytest.mark.parametrize("setting, cfg, settings, llm", SETTING_CHANGES, ids=[c[0] for c in SETTING_CHANGES])
 def test_every_setting_that_decides_a_judgement_changes_the_judge_name(setting, cfg, settings, llm):
-    base = judge_name(cfg, ANNOTATOR, None) if setting != "judge.backend" else judge_name(STATIC, ANNOTATOR)
+    base = judge_name(cfg, ANNOTATOR, LLM) if setting != "judge.backend" else judge_name(STATIC, ANNOTATOR)
     assert judge_name(cfg, settings, llm) != base, setting
 
 
@@ -105,12 +107,11 @@ def test_a_change_to_any_dataset_file_the_judge_reads_changes_the_judge_name(tmp
 
 
 def test_settings_that_cannot_change_a_judgement_keep_the_judge_name():
-    # the LLM's endpoint, patience and prices do not make another answer; nor do LLM settings
-    # for the static judge, nor annotator settings for the LLM judge
-    assert judge_name(OPENAI, None, LLMParams(timeout_s=5, max_concurrency=1, base_url="http://x")) \
-        == judge_name(OPENAI, None, LLMParams())
-    assert judge_name(STATIC, ANNOTATOR, LLMParams(model="other")) == judge_name(STATIC, ANNOTATOR)
-    assert judge_name(OPENAI, replace(ANNOTATOR, seed=7), None) == judge_name(OPENAI)
+    # LLM settings do not make another answer of the static judge, nor annotator settings of the
+    # LLM judge (the LLM's endpoint, patience and prices, `llm_client`, never reach judge_name)
+    other = dataclasses.replace(LLM, model="other")
+    assert judge_name(STATIC, ANNOTATOR, other) == judge_name(STATIC, ANNOTATOR)
+    assert judge_name(OPENAI, replace(ANNOTATOR, seed=7), LLM) == judge_name(OPENAI, None, LLM)
 
 
 JUDGED_FILES = ("kaser/errors/judge.py", "kaser/errors/static_annotator.py", "kaser/errors/repairs.py",
@@ -203,9 +204,7 @@ def test_the_evaluation_may_use_another_backend_than_the_reward(tmp_path):
     from stage_runs import full_params
     params.write_text(yaml.safe_dump(full_params({"judge": {"backend": "openai"},
                                                   "annotate": {"backend": "static"}})))
-    stage = Stage("evaluate", "ds", ("judge", "annotate", "llm.model", "llm.json_mode",
-                                     "llm.temperature", "llm.reasoning_effort",
-                                     "llm.max_completion_tokens", "llm.seed"), params_file=params)
+    stage = Stage("evaluate", "ds", ("judge", "annotate", "llm"), params_file=params)
     assert judge_settings(stage)[0].backend == "openai"
     assert judge_settings(stage, "static")[0].backend == "static"
     dataset(tmp_path)

@@ -25,13 +25,15 @@ import polars as pl
 import pytest
 
 from kaser import InputError
-from kaser.llm import LLMParams, MalformedAnswer, Usage, cache_key, parse_json_answer, request_key
+from kaser.llm import (LLMClientParams, LLMParams, MalformedAnswer, Usage, cache_key, parse_json_answer,
+                       request_key)
 from kaser.errors.llm_prompts import (cluster_summary_messages, error_labelling_messages,
                                error_labelling_request, parse_cluster_summary,
                                parse_error_labels, parse_judge)
 from kaser.errors.llm_tasks import (LLM_ANNOTATION_SCHEMA, annotate_llm, judge_llm,
                                    summarise_cluster_llm)
 from fake_openai import KEY_ENV, MALFORMED, RETRY_AFTER_S, SECRET
+from llm_settings import llm_settings
 
 
 def dataset(codes: list[str], language: str = "java", correct: list[bool] | None = None):
@@ -196,9 +198,10 @@ def test_retry_after_given_as_an_http_date_is_honoured(make_client, server):
 INTERRUPTED_RUN = """
 import sys
 from kaser.errors.llm_prompts import error_labelling_request
-from kaser.llm import ChatClient, LLMParams
-cfg = LLMParams(base_url=sys.argv[1], api_key_env=sys.argv[2], timeout_s=60.0, max_retries=0)
-with ChatClient(cfg, sys.argv[3], progress=False) as client:
+from llm_settings import llm_settings
+from kaser.llm import ChatClient
+cfg, settings = llm_settings(base_url=sys.argv[1], api_key_env=sys.argv[2], timeout_s=60.0, max_retries=0)
+with ChatClient(cfg, settings, sys.argv[3], progress=False) as client:
     client.ask_many([error_labelling_request("P", "java", "TRICKLE_BODY")], desc=None)
 """
 
@@ -209,7 +212,8 @@ def test_ctrl_c_while_an_answer_trickles_in_exits_without_waiting_for_it(server,
     interpreter's own exit on a loaded machine (1.03 s once in CI with the suite beside it)."""
     root = Path(__file__).resolve().parents[1]
     run = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, server.url, KEY_ENV, str(tmp_path / "c.sqlite")],
-                           env={**os.environ, KEY_ENV: SECRET, "PYTHONPATH": str(root)},
+                           env={**os.environ, KEY_ENV: SECRET,
+                                "PYTHONPATH": os.pathsep.join([str(root), str(root / "tests")])},
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while server.received == 0 and time.monotonic() < deadline:
@@ -292,11 +296,33 @@ def test_api_key_never_stored_or_logged(make_client, server, tmp_path, caplog, c
     assert caplog.records and SECRET not in caplog.text
     out, err = capsys.readouterr()
     assert SECRET not in out + err
-    assert SECRET not in repr(client) + repr(client.cfg)
+    assert SECRET not in repr(client) + repr(client.cfg) + repr(client.client_cfg)
 
 
-BASE = LLMParams(base_url="http://127.0.0.1:1/v1")
+BASE, _ = llm_settings()
 BASE_REQUEST = error_labelling_request("Return the sum.", "java", "int f() { return 1; }")
+
+
+@pytest.mark.parametrize("cfg, key", [
+    # params.yaml's `llm` as it was before `llm_client` was split off (o4-mini, JSON mode, the rest
+    # unset): the key of every llm_cache.sqlite filled since, which must keep answering
+    (LLMParams("o4-mini", True, None, None, None, None),
+     "23fbc44a6f1ccfa000f7da77b3540d54e102fbf3bfdae322df59c1aad36b43ca"),
+    # every decoding setting sent, and another model
+    (LLMParams("gpt-4.1-mini", False, 0.0, "high", 4000, 7),
+     "a4c512773d5ab8d9840273f9c2fdd6547b8cd5176d119d18f3e21e83143ea6a9"),
+])
+def test_cache_key_bytes_are_those_of_the_caches_already_filled(cfg, key):
+    assert request_key(cfg, BASE_REQUEST) == key
+
+
+def test_the_llm_section_is_exactly_what_the_cache_key_holds():
+    # each `llm` field changes the key (above, one case each); no `llm_client` field can, since
+    # request_key never sees them: the two classes share no field
+    assert {f.name for f in dataclasses.fields(LLMParams)} == {
+        "model", "json_mode", "temperature", "reasoning_effort", "max_completion_tokens", "seed"}
+    assert not {f.name for f in dataclasses.fields(LLMParams)} & {
+        f.name for f in dataclasses.fields(LLMClientParams)}
 
 
 @pytest.mark.parametrize("cfg, request_, same", [
@@ -312,13 +338,8 @@ BASE_REQUEST = error_labelling_request("Return the sum.", "java", "int f() { ret
     (dataclasses.replace(BASE, max_completion_tokens=4000), BASE_REQUEST, False),
     (dataclasses.replace(BASE, seed=7), BASE_REQUEST, False),
     (dataclasses.replace(BASE, json_mode=False), BASE_REQUEST, False),
-    # the same model behind another server (a proxy, a vLLM mirror): same answers
-    (dataclasses.replace(BASE, base_url="https://api.openai.com/v1"), BASE_REQUEST, True),
-    # the key lives in another variable
-    (dataclasses.replace(BASE, api_key_env="OTHER_KEY"), BASE_REQUEST, True),
-    # operational settings: concurrency, retries, timeout, prices, cache file
-    (dataclasses.replace(BASE, max_concurrency=1, max_retries=0, backoff_s=9.0, timeout_s=5.0,
-                         price_per_mtok_in=0.0, cache_file="x.sqlite"), BASE_REQUEST, True),
+    # the same settings and request: the same key
+    (dataclasses.replace(BASE), BASE_REQUEST, True),
 ])
 def test_cache_key_depends_on_what_shapes_the_answer(cfg, request_, same):
     assert (request_key(cfg, request_) == request_key(BASE, BASE_REQUEST)) is same

@@ -2,12 +2,13 @@
 
 Promises of the pipeline, checked on the real dvc.yaml through DVC's own stage graph:
 1. every kaser/ module a stage's script imports (directly or through other kaser modules, also
-   inside functions; kaser.sources) is a dependency of that stage, so editing it reruns the stage,
-   and the code deps are exactly what `make dvc-deps` (stages/_dvc_deps.py) writes;
-2. every params key a stage reads is a params dependency of that stage: a stage reads params.yaml
-   only through stages/_runner.py, which refuses keys outside the script's `PARAMS`, and here
-   each script's `PARAMS` (read by AST) must be declared in dvc.yaml (the runner's operational
-   `llm` keys, which change no output, excepted);
+   inside functions; kaser.sources) is a dependency of that stage, itself or through its
+   sub-package folder, so editing it reruns the stage; the code deps are exactly what `make
+   dvc-deps` (stages/_dvc_deps.py) writes, and bytecode in those folders is no part of a hash;
+2. a stage's params dependencies are exactly the keys its script's `PARAMS` declares (one home,
+   written into dvc.yaml by `make dvc-deps`): a stage reads params.yaml only through
+   stages/_runner.py, which refuses keys outside `PARAMS` (`llm_client`, which changes no output,
+   excepted);
 3. changing a params section reruns only the stages that read it and what follows them; in
    particular `grpo.*` reruns `grpo` (and its reward ablations, `ablate`) and later stages, never
    data preparation, annotation, knowledge tracing, SFT or the baselines;
@@ -30,6 +31,7 @@ if str(STAGES) not in sys.path:
     sys.path.insert(0, str(STAGES))
 
 import _dvc_deps  # noqa: E402
+from _dvc_deps import script_literals  # noqa: E402
 from _runner import Stage, covered as key_covered, operational  # noqa: E402
 
 from kaser import sources  # noqa: E402
@@ -87,20 +89,37 @@ def test_every_imported_kaser_module_is_a_stage_dependency(graph):
     assert not missing, f"modules imported but not in dvc.yaml deps: {missing}"
 
 
-def test_dvc_yaml_code_deps_are_what_make_dvc_deps_writes():
+def test_dvc_yaml_code_deps_and_params_are_what_make_dvc_deps_writes():
     text = (REPO / "dvc.yaml").read_text()
     new, stale = _dvc_deps.rewrite(text)
-    assert not stale, f"run `make dvc-deps`: the code deps of {stale} differ from their imports"
+    assert not stale, f"run `make dvc-deps`: the code deps or params of {stale} differ from their scripts"
     assert new == text
 
 
-def test_make_dvc_deps_restores_a_dropped_module_and_keeps_the_hand_written_deps():
+@pytest.mark.parametrize("old, new", [
+    (" kaser/predictor,", ""),                                       # a package left out of a stage
+    ("params: [cluster, llm]", "params: [cluster]"),                 # a key its PARAMS reads
+    ("params: [model, sft]", "params: [model, sft, grpo]"),          # a key its PARAMS does not read
+])
+def test_make_dvc_deps_restores_what_the_scripts_say_and_keeps_the_hand_written_deps(old, new):
     text = (REPO / "dvc.yaml").read_text()
-    broken = text.replace(" kaser/predictor/sft.py,", "", 1)   # one import left out of a stage
+    broken = text.replace(old, new, 1)
     assert broken != text
-    new, stale = _dvc_deps.rewrite(broken)
-    assert stale and new == text
-    assert '"data/${key}/mastery.parquet"' in new      # a hand-written dep survives the rewrite
+    rewritten, stale = _dvc_deps.rewrite(broken)
+    assert stale and rewritten == text
+    assert '"data/${key}/mastery.parquet"' in rewritten      # a hand-written dep survives the rewrite
+
+
+def test_code_folders_hash_without_their_bytecode(graph):
+    # a stage depends on whole kaser sub-packages: Python's __pycache__ beside the sources must
+    # not change their hash (.dvcignore), or importing a module would rerun the stages
+    from dvc.repo import Repo
+    with Repo(str(REPO)) as repo:
+        assert repo.dvcignore.is_ignored_dir(str(REPO / "kaser" / "llm" / "__pycache__"))
+        assert repo.dvcignore.is_ignored_file(str(REPO / "kaser" / "llm" / "client.cpython-311.pyc"))
+        assert not repo.dvcignore.is_ignored_file(str(REPO / "kaser" / "llm" / "client.py"))
+    folders = {dep for stage in graph.nodes for dep in declared(stage) if (REPO / dep).is_dir()}
+    assert {"kaser/code", "kaser/errors", "kaser/llm", "kaser/predictor"} <= folders
 
 
 def test_dvc_deps_check_exits_non_zero_when_stale(tmp_path, monkeypatch):
@@ -112,7 +131,7 @@ def test_dvc_deps_check_exits_non_zero_when_stale(tmp_path, monkeypatch):
 
 
 def test_dvc_yaml_is_short_enough_to_read():
-    assert len((REPO / "dvc.yaml").read_text().splitlines()) <= 400
+    assert len((REPO / "dvc.yaml").read_text().splitlines()) <= 250
 
 
 def test_every_stage_runs_with_a_fixed_hash_seed(graph):
@@ -123,43 +142,10 @@ def test_every_stage_runs_with_a_fixed_hash_seed(graph):
             assert shlex.split(command)[:2] == ["PYTHONHASHSEED=0", "python"], (stage.addressing, command)
 
 
-def _literal(node, names: dict):
-    """A literal of strings, tuples, lists and dicts, with names of earlier such literals and
-    `+` of tuples (how the stage scripts write their PARAMS)."""
-    if isinstance(node, ast.Name):
-        return names[node.id]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _literal(node.left, names) + _literal(node.right, names)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return tuple(_literal(item, names) for item in node.elts)
-    if isinstance(node, ast.Dict):
-        return {_literal(k, names): _literal(v, names) for k, v in zip(node.keys, node.values)}
-    return ast.literal_eval(node)
-
-
-def script_literals(source: str) -> dict:
-    """The module-level names of a script bound to literals (see `_literal`)."""
-    names: dict = {}
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name):
-            try:
-                names[node.targets[0].id] = _literal(node.value, names)
-            except (ValueError, KeyError, TypeError):
-                continue
-    return names
-
-
 def script_params(source: str, variant: str, dataset: str | None) -> tuple[str, ...]:
-    """The params keys a stage script declares it reads (its module-level PARAMS): a tuple, or a
-    dict whose entry `variant` applies; `{dataset}` becomes the dataset name."""
-    names = script_literals(source)
-    if "PARAMS" not in names:
-        raise AssertionError("no module-level PARAMS literal: what params keys does it read?")
-    reads = names["PARAMS"]
-    if isinstance(reads, dict):
-        reads = reads[variant]
-    return tuple(key.format(dataset=dataset) for key in reads)
+    """The params keys a stage script declares it reads (stages/_dvc_deps.py reads its PARAMS),
+    `{dataset}` as the dataset name."""
+    return tuple(key.format(dataset=dataset) for key in _dvc_deps.script_params(source, variant))
 
 
 def undeclared(reads, declared) -> list[str]:
@@ -179,31 +165,36 @@ def stage_invocations(stage):
             yield words[i], variant, args[0] if args else None
 
 
-def test_every_params_key_a_stage_reads_is_declared(graph):
-    missing = {}
+def test_a_stage_depends_on_exactly_the_params_its_script_reads(graph):
+    missing, extra = {}, {}
     for stage in graph.nodes:
         declared_keys = params_read(stage)
+        reads = set()
         for script, variant, dataset in stage_invocations(stage):
-            gaps = undeclared(script_params((REPO / script).read_text(), variant, dataset),
-                              declared_keys)
-            if gaps:
-                missing[f"{stage.addressing} ({script} {variant})"] = gaps
+            reads.update(script_params((REPO / script).read_text(), variant, dataset))
+        gaps = undeclared(sorted(reads), declared_keys)
+        if gaps:
+            missing[stage.addressing] = gaps
+        if declared_keys - reads:
+            extra[stage.addressing] = sorted(declared_keys - reads)
     assert not missing, f"params keys read but not in dvc.yaml params: {missing}"
+    assert not extra, f"dvc.yaml params no script reads (each reruns the stage for nothing): {extra}"
+    assert not any(key.startswith("llm_client") for stage in graph.nodes for key in params_read(stage))
 
 
 FIXTURE = """
 from _runner import Stage, run
 _MODEL = ("model.dtype", "model.folds")
-PARAMS = _MODEL + ("grpo", "judge", "llm.model", "llm.timeout_s", "datasets.{dataset}")
+PARAMS = _MODEL + ("grpo", "judge", "llm", "llm_client.timeout_s", "datasets.{dataset}")
 """
 
 
 def test_the_params_check_finds_a_key_read_but_not_declared():
     reads = script_params(FIXTURE, "grpo", "toy")
-    assert reads == ("model.dtype", "model.folds", "grpo", "judge", "llm.model", "llm.timeout_s",
+    assert reads == ("model.dtype", "model.folds", "grpo", "judge", "llm", "llm_client.timeout_s",
                      "datasets.toy")
-    declared_keys = {"model.dtype", "model.folds", "grpo", "llm.model", "datasets.toy"}
-    # `judge` is read but not declared; llm.timeout_s changes no output, so it need not be
+    declared_keys = {"model.dtype", "model.folds", "grpo", "llm", "datasets.toy"}
+    # `judge` is read but not declared; llm_client changes no output, so it need not be
     assert undeclared(reads, declared_keys) == ["judge"]
     assert undeclared(reads, declared_keys | {"judge"}) == []
     # a whole section covers its keys, a key does not cover its section
@@ -313,11 +304,11 @@ def test_generate_declares_the_params_of_every_sampled_method_of_the_registry():
     for method in sampled:
         reads = script_params(source, method, "toy")
         # no method reads the whole baselines section; every baseline whether it is sampled
-        assert "baselines" not in reads and "llm" not in reads, (method, reads)
+        assert "baselines" not in reads, (method, reads)
         assert ("baselines.methods" in reads) == (METHODS[method].role == "baseline"), (method, reads)
-        # only ICL and PersonaPrompt can ask an endpoint, so only they read the backend and llm keys
+        # only ICL and PersonaPrompt can ask an endpoint, so only they read the backend and `llm`
         asks = method in ("icl", "persona")
-        assert ("baselines.backend" in reads) == asks and any(k.startswith("llm.") for k in reads) == asks
+        assert ("baselines.backend" in reads) == asks and ("llm" in reads) == asks
 
 
 def producers(graph, dataset: str) -> dict[str, object]:

@@ -256,16 +256,17 @@ def test_prepare_stage_on_a_progsnap2_folder(tmp_path):
 
 def test_openai_kc_backend_asks_once_and_caches(tmp_path, monkeypatch):
     from fake_openai import KEY_ENV, SECRET, FakeOpenAI
-    from kaser.llm import ChatClient, LLMParams
+    from kaser.llm import ChatClient
+    from llm_settings import llm_settings
 
     fake = FakeOpenAI()
     fake.thread.start()
     monkeypatch.setenv(KEY_ENV, SECRET)
     root = zero_one_dialect(tmp_path / "raw")
-    cfg = LLMParams(base_url=fake.url, api_key_env=KEY_ENV, backoff_s=0.001, max_retries=1)
+    cfg = llm_settings(base_url=fake.url, api_key_env=KEY_ENV, backoff_s=0.001, max_retries=1)
     try:
         for _ in range(2):   # the second run is answered from the cache
-            with ChatClient(cfg, tmp_path / "cache.sqlite", progress=False) as client:
+            with ChatClient(*cfg, tmp_path / "cache.sqlite", progress=False) as client:
                 problems, _, choices = ingest(root, language="python", kcs="openai", llm=client)
             assert problems["kcs"].to_list() == [["for loops", "string indexing"]]
             assert choices["kc_backend"] == "openai"

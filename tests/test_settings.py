@@ -34,8 +34,6 @@ CARRIED = {"StaticParams": ("annotate", True)}   # AnnotateParams.static_params(
 # classes named *Params that hold no params.yaml setting, and why
 NOT_SETTINGS = {
     "BKTParams": "a BKT model's fitted parameters (kaser/knowledge/baselines.py), not settings",
-    # the llm section is handled in its own change (the llm / llm_client split)
-    "LLMParams": "skipped here",
 }
 
 
@@ -116,7 +114,7 @@ def test_every_stage_that_reads_settings_is_found():
 def test_the_walk_finds_the_settings_classes():
     names = {name for _, name in CLASSES}
     assert {"GenerateParams", "GrpoParams", "StaticParams", "SweepParams", "EmbedderParams",
-            "BKTParams", "LLMParams"} <= names
+            "BKTParams", "LLMParams", "LLMClientParams"} <= names
     assert len(names) == len(CLASSES), "two classes share a name"
 
 
@@ -156,8 +154,8 @@ def test_a_settings_class_holds_no_second_home_of_a_setting(module_name, name):
 
 def test_every_params_section_has_a_settings_class():
     read = {section for sections in sections_of_classes().values() for section, _ in sections}
-    # datasets: one entry per dataset, read by key (stages/prepare.py); llm: its own change
-    assert set(PARAMS) - read - {"datasets"} <= {"llm"}
+    # datasets: one entry per dataset, read by key (stages/prepare.py)
+    assert set(PARAMS) - read == {"datasets"}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -428,17 +428,18 @@ def write_metadata(folder, metadata: dict) -> None:
     (folder / "metadata.json").write_text(json.dumps(metadata, indent=1, sort_keys=True) + "\n")
 
 
-def kc_client(kcs: str, cache_path, llm):
-    """A ChatClient with the caller's LLMParams `llm` for the openai KC backend, else None."""
+def kc_client(kcs: str, cache_path, llm, llm_client):
+    """A ChatClient with the caller's `llm` and `llm_client` settings (kaser.llm.LLMParams,
+    LLMClientParams) for the openai KC backend, else None."""
     if kcs != "openai":
         return None
     from kaser.llm import ChatClient
-    return ChatClient(llm, cache_path)
+    return ChatClient(llm, llm_client, cache_path)
 
 
-def ingest_command(args, llm=None) -> None:
+def ingest_command(args, llm=None, llm_client=None) -> None:
     """`kaser ingest progsnap2|codeworkout|falconcode ROOT --out DIR`: the progsnap2 reader here,
-    the named releases in kaser.data.ingest; `llm` (an LLMParams, from kaser.cli) serves the
+    the named releases in kaser.data.ingest; `llm` and `llm_client` (from kaser.cli) serve the
     openai KC backend."""
     from kaser.data.contracts import dataset_counts, write_dataset
     if args.format != "progsnap2":
@@ -454,7 +455,7 @@ def ingest_command(args, llm=None) -> None:
         raise InputError("--kc-file applies to codeworkout only; give KCs in --problems (kcs column)")
     events = [e.strip() for e in args.events.split(",") if e.strip()] if args.events else None
     out = Path(args.out)
-    client = kc_client(args.kcs, out / "llm_cache.sqlite", llm)
+    client = kc_client(args.kcs, out / "llm_cache.sqlite", llm, llm_client)
     try:
         problems, submissions, metadata = ingest_progsnap2(
             args.root, args.problems, events=events, score_threshold=args.score_threshold,

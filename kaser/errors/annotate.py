@@ -57,19 +57,19 @@ class AnnotateParams:
 
 
 def annotate(problems: pl.DataFrame, submissions: pl.DataFrame, cfg: AnnotateParams,
-             cache_path: Path, llm=None) -> pl.DataFrame:
-    """annotations.parquet rows with the configured backend; `llm` (kaser.llm.LLMParams, default
-    settings when None) is the client's settings for backend `openai`.
+             cache_path: Path, llm=None, llm_client=None) -> pl.DataFrame:
+    """annotations.parquet rows with the configured backend; `llm` and `llm_client`
+    (kaser.llm.LLMParams, LLMClientParams) are the client's settings for backend `openai`.
 
     The LLM cache at `cache_path` always exists afterwards (empty for `static`), because the
     pipeline declares it as a persistent output.
     """
-    from kaser.llm import ChatClient, LLMParams, ResponseCache
+    from kaser.llm import ChatClient, ResponseCache
     if cfg.backend == "static":
         ResponseCache(cache_path).close()
         return annotate_submissions(problems, submissions, cfg.static_params())
     from kaser.errors.llm_tasks import annotate_llm
-    with ChatClient(llm or LLMParams(), cache_path) as client:
+    with ChatClient(llm, llm_client, cache_path) as client:
         return annotate_llm(problems, submissions, client)
 
 
@@ -140,14 +140,14 @@ def annotation_quality(annotations: pl.DataFrame, submissions: pl.DataFrame, lan
 
 # ---------------------------------------------------------------- the command
 
-def annotate_folder(folder: Path, cfg: AnnotateParams, cache_path: Path, llm=None
-                    ) -> tuple[pl.DataFrame, dict | None, dict]:
+def annotate_folder(folder: Path, cfg: AnnotateParams, cache_path: Path, llm=None,
+                    llm_client=None) -> tuple[pl.DataFrame, dict | None, dict]:
     """Annotate `folder` (problems.parquet + submissions.parquet) with `cfg` (and, for backend
-    openai, the `llm` settings and the answer cache at `cache_path`): (annotations, quality,
-    counts)."""
+    openai, the `llm` and `llm_client` settings and the answer cache at `cache_path`):
+    (annotations, quality, counts)."""
     problems, submissions = read_dataset(folder)
     start = time.perf_counter()
-    annotations = annotate(problems, submissions, cfg, cache_path, llm)
+    annotations = annotate(problems, submissions, cfg, cache_path, llm, llm_client)
     counts = annotation_counts(annotations, submissions) | {"seconds": round(time.perf_counter() - start, 1),
                                                             "backend": cfg.backend}
     quality = None

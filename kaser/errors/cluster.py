@@ -183,21 +183,22 @@ def read_annotations(folder: Path) -> pl.DataFrame:
 
 
 @contextmanager
-def summariser(cfg: ClusterParams, llm=None, cache_path: Path | None = None
+def summariser(cfg: ClusterParams, llm=None, llm_client=None, cache_path: Path | None = None
                ) -> Iterator[Summarise | None]:
     """The cluster summary function for `cfg.summary_backend` (None: most central member).
 
-    With "openai" the client has the settings `llm` (kaser.llm.LLMParams) and caches its answers
+    With "openai" the client has the settings `llm` and `llm_client` (kaser.llm.LLMParams,
+    LLMClientParams) and caches its answers
     at `cache_path`, so a rerun asks nothing again.
     """
     if cfg.summary_backend == "static":
         yield None
     elif cfg.summary_backend == "openai":
-        from kaser.llm import ChatClient, LLMParams
+        from kaser.llm import ChatClient
         from kaser.errors.llm_tasks import summarise_cluster_llm
         if cache_path is None:
             raise InputError("openai cluster summaries need a file for their answer cache")
-        with ChatClient(llm or LLMParams(), cache_path) as client:
+        with ChatClient(llm, llm_client, cache_path) as client:
             yield lambda labels: summarise_cluster_llm(labels, client)
     else:
         raise InputError(f"unknown summary_backend '{cfg.summary_backend}' (static or openai)")

@@ -175,12 +175,12 @@ class LLMJudge:
 
 
 @contextmanager
-def reward_judge(folder: Path, cfg: JudgeParams, settings, llm=None,
+def reward_judge(folder: Path, cfg: JudgeParams, settings, llm=None, llm_client=None,
                  cache_path: Path | None = None) -> Iterator:
     """The judge `cfg` for the dataset in `folder` (needs the cluster outputs): backend static
     with the annotator's `settings` (kaser.errors.static_annotator.StaticParams), backend
-    openai with the client settings `llm` (kaser.llm.LLMParams) and its answers cached at
-    `cache_path`."""
+    openai with the client settings `llm` and `llm_client` (kaser.llm.LLMParams,
+    LLMClientParams) and its answers cached at `cache_path`."""
     folder = Path(folder)
     check_backend(cfg)
     problems, submissions = read_dataset(folder)
@@ -192,10 +192,10 @@ def reward_judge(folder: Path, cfg: JudgeParams, settings, llm=None,
     if cfg.backend == "static":
         yield static
     else:
-        from kaser.llm import ChatClient, LLMParams
+        from kaser.llm import ChatClient
         if cache_path is None:
             raise InputError("the openai judge needs a file for its answer cache")
-        with ChatClient(llm or LLMParams(), cache_path, progress=False) as client:
+        with ChatClient(llm, llm_client, cache_path, progress=False) as client:
             yield LLMJudge(problems, client, grounding=static)
 
 
@@ -238,8 +238,8 @@ def judge_name(cfg: JudgeParams, settings=None, llm=None, root: Path = PACKAGE,
                             "pass them (a StaticParams)")
         decides = {"annotate": dataclasses.asdict(settings)}
     else:
-        from kaser.llm import LLMParams
-        llm = llm or LLMParams()
+        if llm is None:
+            raise InputError("the openai judge needs the `llm` settings")
         decides = {"llm": {"model": llm.model, **llm.decoding()}}
     files = judge_sources(root)
     digest = hashlib.sha256()

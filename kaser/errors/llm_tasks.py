@@ -79,10 +79,9 @@ def annotate_llm(problems: pl.DataFrame, submissions: pl.DataFrame,
     replies = dict(zip(asked, client.ask_many(requests, desc="annotate (llm)")))
 
     if asked and not any(reply.ok for reply in replies.values()):
-        cfg = client.cfg
         raise InputError(f"all {len(asked)} prompts failed (first: {replies[asked[0]].failure}); "
-                         f"check the server at {cfg.base_url or 'the OpenAI API'} and model "
-                         f"{cfg.model!r}, then rerun (failures are not cached)")
+                         f"check the server at {client.client_cfg.base_url or 'the OpenAI API'} "
+                         f"and model {client.cfg.model!r}, then rerun (failures are not cached)")
     errors, statuses, failures = [], [], []
     for i in range(submissions.height):
         reply = replies.get(i)

@@ -5,10 +5,11 @@
 
 Every answer goes through a content-addressed SQLite cache. The key is the sha256 of the
 canonical JSON of exactly what determines the answer: model, prompt version, messages and the
-decoding parameters; the server address and the API key are not part of it, so a cache filled
-against api.openai.com is reused behind a proxy and can be pushed to / pulled from a DVC remote.
+decoding parameters, which are the `llm` settings (LLMParams); the server address, the API key
+and the rest of `llm_client` (LLMClientParams) are not part of it, so a cache filled against
+api.openai.com is reused behind a proxy and can be pushed to / pulled from a DVC remote.
 
-    with ChatClient(cfg, Path("data/synthetic-python/llm_cache.sqlite")) as client:   # kaser.llm
+    with ChatClient(llm, llm_client, Path("data/synthetic-python/llm_cache.sqlite")) as client:
         replies = client.ask_many([ChatRequest(version, messages, parse), ...], desc="annotate")
         print(client.usage.line())
 
@@ -74,23 +75,42 @@ INTERRUPT_GRACE_S = 0.5  # after Ctrl-C, how long a request in flight may still 
 
 @dataclass(frozen=True)
 class LLMParams:
-    """The `llm` settings (params.yaml `llm`, one comment per key there)."""
-    model: str = "o4-mini"
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    json_mode: bool = True
-    temperature: float | None = None
-    reasoning_effort: str | None = None
-    max_completion_tokens: int | None = None
-    seed: int | None = None
-    max_concurrency: int = 8
-    max_retries: int = 6
-    malformed_retries: int = 2
-    backoff_s: float = 1.0
-    timeout_s: float = 300.0
-    price_per_mtok_in: float = 1.10
-    price_per_mtok_out: float = 4.40
-    cache_file: str = "llm_cache.sqlite"
+    """The `llm` settings: what, besides the prompt, decides an answer, so exactly what the cache
+    key holds (params.yaml `llm`, one comment per key there)."""
+    model: str
+    json_mode: bool
+    temperature: float | None
+    reasoning_effort: str | None
+    max_completion_tokens: int | None
+    seed: int | None
+
+    def decoding(self) -> dict[str, Any]:
+        """The request parameters that shape the answer; unset (None) ones are not sent.
+
+        >>> LLMParams("o4-mini", True, 0.0, None, None, 3).decoding()
+        {'response_format': {'type': 'json_object'}, 'seed': 3, 'temperature': 0.0}
+        """
+        params = {"temperature": self.temperature, "reasoning_effort": self.reasoning_effort,
+                  "max_completion_tokens": self.max_completion_tokens, "seed": self.seed,
+                  "response_format": {"type": "json_object"} if self.json_mode else None}
+        return {k: v for k, v in sorted(params.items()) if v is not None}
+
+
+@dataclass(frozen=True)
+class LLMClientParams:
+    """The `llm_client` settings: where the server is, how patient to be, what a token costs and
+    where answers are kept; no answer depends on them, so none is in the cache key (params.yaml
+    `llm_client`, one comment per key there)."""
+    base_url: str | None
+    api_key_env: str
+    max_concurrency: int
+    max_retries: int
+    malformed_retries: int
+    backoff_s: float
+    timeout_s: float
+    price_per_mtok_in: float
+    price_per_mtok_out: float
+    cache_file: str
 
     def __post_init__(self):
         if self.max_concurrency < 1:
@@ -99,17 +119,6 @@ class LLMParams:
                      "price_per_mtok_in", "price_per_mtok_out"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} must be >= 0")
-
-    def decoding(self) -> dict[str, Any]:
-        """The request parameters that shape the answer; unset (None) ones are not sent.
-
-        >>> LLMParams(temperature=0.0, seed=3).decoding()
-        {'response_format': {'type': 'json_object'}, 'seed': 3, 'temperature': 0.0}
-        """
-        params = {"temperature": self.temperature, "reasoning_effort": self.reasoning_effort,
-                  "max_completion_tokens": self.max_completion_tokens, "seed": self.seed,
-                  "response_format": {"type": "json_object"} if self.json_mode else None}
-        return {k: v for k, v in sorted(params.items()) if v is not None}
 
 
 @dataclass(frozen=True)
@@ -232,7 +241,7 @@ class Usage:
 
 
 class _Meter:
-    def __init__(self, cfg: LLMParams):
+    def __init__(self, cfg: LLMClientParams):
         self._cfg = cfg
         self._lock = threading.Lock()
         self._usage = Usage()
@@ -266,11 +275,15 @@ _TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APIConne
 class ChatClient:
     """Cached, retried, bounded-concurrency chat completions over the `openai` client."""
 
-    def __init__(self, cfg: LLMParams, cache_path: str | Path, *, progress: bool = True):
-        self.cfg = cfg
+    def __init__(self, cfg: LLMParams, client: LLMClientParams, cache_path: str | Path, *,
+                 progress: bool = True):
+        if cfg is None or client is None:   # a caller's static backend passed None along
+            raise InputError("an openai backend needs the `llm` and `llm_client` settings")
+        self.cfg = cfg              # what is asked: part of every cache key
+        self.client_cfg = client    # how it is asked: in no cache key
         self.cache = ResponseCache(cache_path)
         self.progress = progress
-        self._meter = _Meter(cfg)
+        self._meter = _Meter(client)
         self._openai: openai.OpenAI | None = None
         self._openai_lock = threading.Lock()
 
@@ -281,7 +294,7 @@ class ChatClient:
         self.close()
 
     def __repr__(self) -> str:
-        return (f"ChatClient(model={self.cfg.model!r}, base_url={self.cfg.base_url!r}, "
+        return (f"ChatClient(model={self.cfg.model!r}, base_url={self.client_cfg.base_url!r}, "
                 f"cache={str(self.cache.path)!r})")
 
     def close(self) -> None:
@@ -335,7 +348,7 @@ class ChatClient:
                 stop.set()
                 raise
 
-        pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
+        pool = ThreadPoolExecutor(max_workers=self.client_cfg.max_concurrency)
         try:
             futures = {pool.submit(work, key, request): key for key, request in missing.items()}
             pending = set(futures)
@@ -389,7 +402,7 @@ class ChatClient:
     def _from_server(self, key: str, request: ChatRequest,
                      stop: threading.Event | None = None) -> Reply:
         """The server's parsed answer, or a failed Reply; `stop` set (Ctrl-C) ends the retries."""
-        tries = 1 + self.cfg.malformed_retries
+        tries = 1 + self.client_cfg.malformed_retries
         problem = ""
         for attempt in range(tries):
             if attempt and stop is not None and stop.is_set():
@@ -415,14 +428,14 @@ class ChatClient:
     def _client(self) -> openai.OpenAI:
         with self._openai_lock:
             if self._openai is None:
-                key = os.environ.get(self.cfg.api_key_env)
+                key = os.environ.get(self.client_cfg.api_key_env)
                 if not key:
                     raise InputError(
-                        f"environment variable {self.cfg.api_key_env} is not set: export the API "
-                        "key there (a local server without auth accepts any value, e.g. EMPTY; "
-                        "the variable's name is the setting llm.api_key_env)")
-                self._openai = openai.OpenAI(api_key=key, base_url=self.cfg.base_url,
-                                             timeout=self.cfg.timeout_s, max_retries=0)
+                        f"environment variable {self.client_cfg.api_key_env} is not set: export "
+                        "the API key there (a local server without auth accepts any value, e.g. EMPTY; "
+                        "the variable's name is the setting llm_client.api_key_env)")
+                self._openai = openai.OpenAI(api_key=key, base_url=self.client_cfg.base_url,
+                                             timeout=self.client_cfg.timeout_s, max_retries=0)
             return self._openai
 
     def _complete(self, messages: Sequence[dict[str, str]],
@@ -430,7 +443,7 @@ class ChatClient:
         """(text, prompt tokens, completion tokens) of one completion; transient errors retried."""
         client = self._client()
         last_error: Exception | None = None
-        for attempt in range(1 + self.cfg.max_retries):
+        for attempt in range(1 + self.client_cfg.max_retries):
             if attempt:
                 delay = self._backoff(attempt, last_error)
                 if stop is None:
@@ -442,16 +455,18 @@ class ChatClient:
             try:
                 # the raw body: the openai client would hand back a str for an HTML page and
                 # unvalidated objects for a malformed completion
-                body = _within(self.cfg.timeout_s, stop, lambda: client.chat.completions.with_raw_response.create(
-                    model=self.cfg.model, messages=list(messages), **self.cfg.decoding()).http_response.content)
+                body = _within(self.client_cfg.timeout_s, stop,
+                               lambda: client.chat.completions.with_raw_response.create(
+                                   model=self.cfg.model, messages=list(messages),
+                                   **self.cfg.decoding()).http_response.content)
             except TimeoutError as err:
                 last_error = err
                 continue
             except _CONFIG_ERRORS as err:
                 raise InputError(
                     f"the server refused the request (HTTP {err.status_code}): check the key in "
-                    f"${self.cfg.api_key_env}, model {self.cfg.model!r} and base_url "
-                    f"{self.cfg.base_url!r} (settings llm.*)") from None
+                    f"${self.client_cfg.api_key_env}, model {self.cfg.model!r} and base_url "
+                    f"{self.client_cfg.base_url!r} (settings llm.model, llm_client.*)") from None
             except _TRANSIENT as err:
                 last_error = err
                 continue
@@ -464,11 +479,11 @@ class ChatClient:
             return completion_text(completion), prompt_tokens, completion_tokens
         status = getattr(last_error, "status_code", None)
         raise _GaveUp(f"{f'HTTP {status}' if status else type(last_error).__name__} "
-                      f"after {1 + self.cfg.max_retries} tries")
+                      f"after {1 + self.client_cfg.max_retries} tries")
 
     def _backoff(self, attempt: int, error: Exception | None) -> float:
         """backoff_s * 2^(attempt-1) * jitter in [0.5, 1.5), at least the server's Retry-After."""
-        delay = self.cfg.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+        delay = self.client_cfg.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
         response = getattr(error, "response", None)
         if response is not None:
             delay = max(delay, retry_after_s(response.headers.get("retry-after")))
