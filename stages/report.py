@@ -5,7 +5,8 @@
                                              #   grpo_groups.csv} and its
                                              #   README section reports/sections/synthetic-python.md
     python stages/report.py                  # reports/README.md from the sections of every
-                                             #   dataset in params.yaml `datasets`
+                                             #   dataset in params.yaml `datasets`, and a
+                                             #   table of the committed studies' folders
 
 reports/<ds>/headline.json is the dataset's <= 20 headline numbers, the DVC metrics file
 (kaser.evaluation.headline): `dvc metrics show`, `dvc exp show --only-changed`.
@@ -29,15 +30,13 @@ from _runner import Stage, run
 from kaser import InputError
 from kaser.evaluation.scoring import prediction_path
 from kaser.evaluation.headline import headline_metrics
-from kaser.evaluation.report import (REAL_GROUP, TSNE_GROUPS, DatasetInputs, dataset_report, paper_dataset,
-                             readme)
+from kaser.evaluation.report import (REAL_GROUP, STUDIES, TSNE_GROUPS, DatasetInputs, dataset_report,
+                             paper_dataset, readme)
 
 PARAMS = {"report": ("report", "evaluate.embedding_model", "evaluate.embedding_batch_size",
                      "datasets.{dataset}"),
           "readme": ("datasets",)}
 SECTIONS = Path("reports") / "sections"
-# the committed CPU study (make study), kept apart from any run
-STUDY = Path("reports") / "study-student-python" / "README.md"
 
 
 @dataclass(frozen=True)
@@ -126,9 +125,8 @@ def readme_file() -> None:
     names = list(Stage("readme", None, PARAMS["readme"]).raw("datasets") or {})
     sections = {name: (SECTIONS / f"{name}.md").read_text() if (SECTIONS / f"{name}.md").is_file()
                 else None for name in names}
-    study = STUDY.read_text() if STUDY.is_file() else None
     text = readme(sections, "run `dvc repro report@{dataset}` (python stages/report.py {dataset})",
-                  study)
+                  STUDIES)
     Path("reports").mkdir(exist_ok=True)
     Path("reports/README.md").write_text(text)
     print(f"report: wrote reports/README.md ({len(names)} datasets)")

@@ -4,8 +4,6 @@ models/base, a synthetic dataset with folds and a flat mastery table) and the st
 from __future__ import annotations
 
 import importlib.util
-import re
-import shlex
 import sys
 from pathlib import Path
 
@@ -43,11 +41,18 @@ ABLATE_PARAMS = STAGE_PARAMS | {
 }
 
 
-def study_set() -> list[str]:
-    """The `-S key=value` settings of the Makefile's STUDY_SET (`make study`), as written."""
-    text = (REPO / "Makefile").read_text()
-    block = re.search(r"^STUDY_SET := (.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
-    return set_values(shlex.split(block))
+def cpu_study():
+    """studies/cpu_study.py as a module (studies/ is not a package): `make study`'s settings."""
+    spec = importlib.util.spec_from_file_location("cpu_study", REPO / "studies" / "cpu_study.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def study_set(config: Path = REPO / "configs" / "study.yaml") -> list[str]:
+    """The `key=value` settings of configs/study.yaml (`make study`), as `dvc exp run -S` gets them."""
+    study = cpu_study()
+    return study.settings(study.load(config))
 
 
 def commented_dataset(name: str) -> dict:

@@ -8,7 +8,7 @@ changed. The tests run in order and build on each other, as a user's session wou
 
 1. `dvc repro` with `baselines.methods: [student_sft]` (no ICL, no PersonaPrompt) and the
    documented ProgSnap2 dataset entry pointing at a small ProgSnap2 fixture;
-2. `make study`, the Makefile's own recipe and STUDY_SET, sizes overridden;
+2. `make study`, the Makefile's own recipe and configs/study.yaml, sizes overridden;
 3. the documented `dvc exp run` lines: an ablation, a reward-weight change, `dvc exp show`;
 4. the README's `kaser` lines: synth, ingest of each format (small release folders of
    tests/release_files.py), annotate, cluster, knowledge, simulate with a profile and with
@@ -36,7 +36,7 @@ import pytest
 import yaml
 
 from release_files import codeworkout, falconcode
-from stage_runs import commented_dataset, study_set
+from stage_runs import commented_dataset
 from tiny_lm import tiny_model_folder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,7 +57,7 @@ TINY = {
     "evaluate.k_values": [1, 2], "evaluate.max_codes_per_problem": 10,
     "report.tsne_max_points": 20, "sweep.k": 1,
 }
-# the sizes among STUDY_SET's settings, and what `make study` runs with here
+# the sizes among configs/study.yaml's settings, and what `make study` runs with here
 STUDY_SIZES = {"sft.max_pairs": 4, "grpo.max_pairs": 2, "grpo.epochs": 2, "generate.max_pairs": 2,
                "evaluate.max_codes_per_problem": 10}
 SYNTHETIC_SIZE = {"students": 12, "problems": 4}
@@ -182,13 +182,13 @@ def command(line: str) -> str:
     return re.sub(r"\s+\[(--|[A-Z])[^\]]*\]", "", line.split("  #", 1)[0].split(" # ", 1)[0]).strip()
 
 
-def make_study_set() -> str:
-    """The Makefile's STUDY_SET with the sizes of STUDY_SIZES, each setting otherwise as written."""
-    settings = study_set()
-    keys = [setting.split("=", 1)[0] for setting in settings]
-    assert set(STUDY_SIZES) <= set(keys), keys
-    return " ".join("-S " + shlex.quote(f"{key}={STUDY_SIZES[key]}" if key in STUDY_SIZES else setting)
-                    for key, setting in zip(keys, settings))
+def tiny_study_config(path: Path) -> Path:
+    """configs/study.yaml with the sizes of STUDY_SIZES, each setting otherwise as written."""
+    config = yaml.safe_load((REPO / "configs" / "study.yaml").read_text())
+    assert set(STUDY_SIZES) <= set(config["set"]), config["set"]
+    config["set"] |= STUDY_SIZES
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
 
 
 def experiment_lines() -> list[str]:
@@ -240,16 +240,20 @@ def test_documented_commands_on_a_fresh_copy(fresh):
     for name in copied:
         (study / name).unlink()
     shutil.rmtree(study / "grpo-seed-1", ignore_errors=True)
-    make = ["make", "-o", str(venv / ".kaser-installed"), f"VENV={venv}"]
-    output = fresh.run([*make, "study", f"STUDY_SET={make_study_set()}"])
+    make = ["make", "-o", str(venv / ".kaser-installed"), f"VENV={venv}",
+            f"STUDY_CONFIG={tiny_study_config(fresh.root.parent / 'study.yaml')}"]
+    params = (fresh.root / "params.yaml").read_bytes()
+    output = fresh.run([*make, "study"])
     assert "study end" in output, output[-3000:]
     evaluation = fresh.read_json("reports/synthetic-python/evaluation.json")
     assert set(evaluation["methods"]) == {"kaser", "student_sft"}
     assert evaluation["methods"]["kaser"]["per_pair_split"] == "student"
     assert all((study / name).is_file() for name in copied)
-    output = fresh.run([*make, "study-seed", f"STUDY_SET={make_study_set()}"])
+    assert (fresh.root / "params.yaml").read_bytes() == params      # the study's values are not left there
+    output = fresh.run([*make, "study-seed"])
     assert "study-seed end" in output, output[-3000:]
-    assert yaml.safe_load((fresh.root / "params.yaml").read_text())["grpo"]["seed"] == 1
+    assert (fresh.root / "params.yaml").read_bytes() == params
+    assert "grpo.seed=1" in output
     assert all((study / "grpo-seed-1" / name).is_file() for name in copied)
 
     # 3. docs/experiments-and-studies.md's dvc lines, each from the copy's own params.yaml

@@ -99,3 +99,19 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     bad.write_text("from kaser.predictor.rewards import error_reward\n")
     target = next(iter(imports(bad)))
     assert FLOORS[part_of(target)] > FLOORS["code"]
+
+
+def test_design_md_names_the_same_floors():
+    """docs/design.md "Layout" lists the floors ground first, `←` between floors, "beside"
+    within one: the same packages on the same floors as FLOORS."""
+    import re
+    design = (KASER.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    layout = design.split("## Layout", 1)[1].split("\n## ", 1)[0].split("Packages on one floor")[0]
+    floors = []
+    for chunk in layout.split("←"):
+        names = {re.sub(r"^kaser/|/$|\.py$", "", name) for name in re.findall(r"`([^`]+)`", chunk)}
+        floors.append(names & set(FLOORS))
+    assert all(len({FLOORS[n] for n in names}) == 1 for names in floors), floors   # one floor each
+    levels = [FLOORS[next(iter(names))] for names in floors]
+    assert levels == sorted(set(levels)), floors                                    # ground first, no floor twice
+    assert set().union(*floors) == set(FLOORS) - {"__init__"}, set(FLOORS) - set().union(*floors)

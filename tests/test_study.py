@@ -1,5 +1,6 @@
-"""The CPU study (docs/experiments-and-studies.md, `make study`): its settings meet the study's minimum sizes
-and load into every stage's params, and its chain of stages (student split, Student SFT and KASER
+"""The CPU study (docs/experiments-and-studies.md, `make study`): its settings (configs/study.yaml) meet
+the study's minimum sizes and load into every stage's params, running it leaves params.yaml as it
+was, and its chain of stages (student split, Student SFT and KASER
 only) runs end to end on a tiny model and writes what the study commits: evaluation.json with
 intervals, Holm-corrected tests and detectable effects, pair_scores.csv / problem_scores.csv from
 which every test is recomputed, and the "CPU study" part of the report. No result is claimed."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -16,13 +18,13 @@ import pytest
 import yaml
 from scipy.stats import ttest_rel
 
-from stage_runs import ABLATE_PARAMS, full_params, set_values, stage, study_set
+from stage_runs import ABLATE_PARAMS, cpu_study, full_params, set_values, stage, study_set
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def study_settings() -> dict[str, object]:
-    """The `-S key=value` settings of the Makefile's STUDY_SET, parsed as YAML values."""
+    """The `-S key=value` settings of configs/study.yaml, parsed back as YAML values."""
     return {key: yaml.safe_load(value) for key, value in (s.split("=", 1) for s in study_set())}
 
 
@@ -145,22 +147,52 @@ def test_the_study_target_runs_python_stages_only():
 
 
 def dry_run_settings(target: str) -> tuple[list[str], list[str]]:
-    """The words of the `dvc exp run` line that `make -n target` prints, and its `-S` values."""
+    """The words of the `dvc exp run` command that `make -n target` would run (through
+    studies/cpu_study.py --dry-run), and its `-S` values."""
     dry = subprocess.run(["make", "-n", target], cwd=REPO, capture_output=True, text=True,
                          check=True, env={"PATH": "/usr/bin:/bin"}).stdout
-    command = next(line for line in dry.replace("\\\n", " ").splitlines() if "dvc exp run" in line)
-    words = shlex.split(command)
+    line = next(line for line in dry.replace("\\\n", " ").splitlines() if "studies/cpu_study.py" in line)
+    words = shlex.split(line)
+    arguments = words[words.index("studies/cpu_study.py") + 1:]
+    printed = subprocess.run([sys.executable, "studies/cpu_study.py", *arguments, "--dry-run"], cwd=REPO,
+                             capture_output=True, text=True, check=True).stdout
+    words = shlex.split(printed.splitlines()[-1])
+    assert words[:3] == ["dvc", "exp", "run"], printed
     return words, set_values(words)
 
 
 def test_the_study_and_its_seed_rerun_differ_only_in_grpos_seed():
-    """`make study` is STUDY_SET plus GRPO's seed; `make study-seed` is the same with another seed,
+    """`make study` is configs/study.yaml; `make study-seed` is the same with another GRPO seed,
     under an experiment name of its own."""
     study_words, study = dry_run_settings("study")
     words, settings = dry_run_settings("study-seed")
-    assert study[:-1] == settings[:-1] == study_set()
-    (key, study_seed), (other_key, seed) = study[-1].split("="), settings[-1].split("=")
+    assert study == study_set() and len(settings) == len(study)
+    differ = [(a, b) for a, b in zip(study, settings) if a != b]
+    assert len(differ) == 1, differ
+    (key, study_seed), (other_key, seed) = differ[0][0].split("="), differ[0][1].split("=")
     assert key == other_key == "grpo.seed" and int(seed) != int(study_seed)
     assert study_words[study_words.index("-n") + 1] == "study-student-python"
     assert words[words.index("-n") + 1] != "study-student-python"
     assert study_words[-1] == words[-1] == "report@synthetic-python"
+
+
+def test_the_study_puts_params_yaml_back_even_when_the_run_fails(tmp_path):
+    """`dvc exp run` leaves its -S values in params.yaml; the study's runner writes the file's
+    bytes back whether the run succeeds or fails."""
+    study = cpu_study()
+    params = tmp_path / "params.yaml"
+    original = "grpo:\n  seed: 0   # a comment dvc would drop\n"
+    params.write_text(original)
+    rewrite = f"open({str(params)!r}, 'w').write('grpo:\\n  seed: 4\\n')"
+    for status in (0, 3):
+        command = [sys.executable, "-c", f"{rewrite}; raise SystemExit({status})"]
+        assert study.run_keeping_params(command, params) == status
+        assert params.read_text() == original
+
+
+def test_an_override_replaces_the_configs_value_in_place():
+    study = cpu_study()
+    config = {"experiment": "e", "target": "t", "set": {"grpo.seed": 4, "model.folds": [0]}}
+    assert study.settings(config, ["grpo.seed=1", "sft.max_pairs=null"]) == [
+        "grpo.seed=1", "model.folds=[0]", "sft.max_pairs=null"]
+    assert study.exp_run_command(config)[-1] == "t"

@@ -263,7 +263,7 @@ def common_problems_note(evaluation: Mapping) -> str:
             + ", ".join(f"{title}: {n}" for title, n in counts.items()) + f" of {total} test problems).")
 
 
-STUDY_COMMAND = "make study"   # the dvc exp run behind it: docs/experiments-and-studies.md
+STUDY_COMMAND = "make study"   # configs/study.yaml: docs/experiments-and-studies.md "The CPU study"
 
 
 def study_metrics(k_values: Sequence[int]) -> list[tuple[str, str]]:
@@ -474,10 +474,27 @@ def dataset_section(dataset: str, evaluation: Mapping, paper_name: str, extras: 
     return "\n\n".join(parts) + "\n"
 
 
+# The end of reports/README.md: where the committed study runs are. A link, not their text, so
+# the readme stage depends on no hand-written file.
+STUDIES = """## Studies
+
+Committed runs, each in a folder of its own that no `dvc repro` writes, with its files and a
+README that says how it ran; the history of the runs is [history.md](history.md).
+
+| study | command | results |
+| --- | --- | --- |
+| CPU study: KASER vs Student SFT on unseen students | `make study` | [study-student-python/README.md](study-student-python/README.md) |
+| the intervention study: one KC of the profile at 0.1 and at 0.9 | `make study-intervention` | [study-intervention/README.md](study-intervention/README.md) |
+| does GRPO's error reward rise, with controls | `benchmarks/grpo_learns.py` | [grpo-learns/README.md](grpo-learns/README.md) |
+| where GRPO's error reward carries signal | `benchmarks/error_reward_signal.py` | [error-reward-signal/README.md](error-reward-signal/README.md) |
+| does predicted Java compile (synthetic Java, 40 pairs) | `dvc repro` on synthetic Java | [java-compile/README.md](java-compile/README.md) |
+| the CPU study before issue 20 (unseen problems) | | [cpu-study/README.md](cpu-study/README.md) |
+"""
+
+
 def readme(sections: Mapping[str, str | None], producer: str, study: str | None = None) -> str:
     """reports/README.md: a short guide, then each dataset's section (or where it comes from),
-    then `study` (reports/study-student-python/README.md, the committed results of `make study`)
-    if given."""
+    then `study` (the stage gives STUDIES, the table of committed study runs) if given."""
     head = [
         "# KASER results",
         "Written by the report stage (`python stages/report.py`, run by `dvc repro`); do not edit "
