@@ -18,8 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sandbox_attacks import ATTACKS, LIMITS, NEIGHBOURS, TESTS, contained, program, rootless, run_attack
+from stage_runs import full_params
 
 from kaser.code import isolation, java_compiler
 from kaser.code.sandbox import Limits, run_tests
@@ -168,7 +170,8 @@ def test_annotate_refuses_without_namespaces_and_runs_when_told(monkeypatch, tmp
     folder = tmp_path / "data"
     write_dataset(folder, *generate("python", students=3, problems=1, seed=0))
     params = tmp_path / "params.yaml"
-    params.write_text("annotate:\n  backend: static\n  case_timeout_s: 0.5\n")
+    annotate = {"backend": "static", "case_timeout_s": 0.5, "unsafe_no_isolation": False}
+    params.write_text(yaml.safe_dump(full_params({"annotate": annotate})))
     monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
     capsys.readouterr()
     with pytest.raises(SystemExit) as stop:
@@ -181,6 +184,6 @@ def test_annotate_refuses_without_namespaces_and_runs_when_told(monkeypatch, tmp
     main(["annotate", str(folder), "--params", str(params), "--unsafe-no-isolation"])
     assert (folder / "annotations.parquet").exists()
     (folder / "annotations.parquet").unlink()
-    params.write_text("annotate:\n  backend: static\n  case_timeout_s: 0.5\n  unsafe_no_isolation: true\n")
+    params.write_text(yaml.safe_dump(full_params({"annotate": annotate | {"unsafe_no_isolation": True}})))
     main(["annotate", str(folder), "--params", str(params)])
     assert (folder / "annotations.parquet").exists()

@@ -14,22 +14,19 @@ import shutil
 
 import polars as pl
 import pytest
+import yaml
 
 from sandbox_attacks import folded_strings
+from stage_runs import full_params
 
 from kaser.cli import main
 from kaser.data.contracts import write_dataset
 from kaser.data.synth import generate
 
-PARAMS = """annotate:
-  backend: static
-  case_timeout_s: 0.5
-  repair_rounds: 3
-  max_repairs: 40
-  generated_inputs: 20
-  max_references: 3
-  seed: 0
-"""
+# the repository's params.yaml with the static annotator, cut to fewer generated inputs
+PARAMS = yaml.safe_dump(full_params({"annotate": {
+    "backend": "static", "case_timeout_s": 0.5, "repair_rounds": 3, "max_repairs": 40,
+    "generated_inputs": 20, "max_references": 3, "seed": 0}}))
 
 PYTHON_BODY = """
     import os, json, gc, signal, builtins

@@ -6,10 +6,13 @@ import json
 import polars as pl
 import pytest
 
+from kaser import config
+from kaser.errors.static_annotator import StaticParams
 from kaser.simulate import judge_codes, read_tests
 from simulate_cli import run
 
 LOGIC = ("Logical", "Runtime")
+ANNOTATOR = config.settings(StaticParams, "annotate", part=True)   # the pipeline's settings
 
 
 def test_reference_finds_the_logical_errors_the_hidden_tests_find():
@@ -22,8 +25,10 @@ def test_reference_finds_the_logical_errors_the_hidden_tests_find():
     for row in problems.iter_rows(named=True):
         codes = (submissions.filter((pl.col("problem_id") == row["problem_id"]) & ~pl.col("correct"))
                  ["code"].unique(maintain_order=True).to_list())
-        with_tests = judge_codes(row["statement"], "python", codes, tests=row["tests"])
-        with_reference = judge_codes(row["statement"], "python", codes, reference=row["reference"])
+        with_tests = judge_codes(row["statement"], "python", codes, tests=row["tests"],
+                                 settings=ANNOTATOR)
+        with_reference = judge_codes(row["statement"], "python", codes, reference=row["reference"],
+                                     settings=ANNOTATOR)
         for code in codes:
             by_tests = {e["label"] for e in with_tests[code] if e["category"] in LOGIC}
             if not by_tests:      # passes the tests, or only a syntax error
@@ -39,8 +44,9 @@ def test_reference_finds_the_logical_errors_the_hidden_tests_find():
 
 def test_without_reference_only_syntax_is_judged():
     wrong = "def add(a, b):\n    return a - b\n"
-    assert judge_codes("Add a and b.", "python", [wrong]) == {wrong: []}
-    errors = judge_codes("Add a and b.", "python", [wrong], reference="def add(a, b):\n    return a + b\n")
+    assert judge_codes("Add a and b.", "python", [wrong], settings=ANNOTATOR) == {wrong: []}
+    errors = judge_codes("Add a and b.", "python", [wrong],
+                         reference="def add(a, b):\n    return a + b\n", settings=ANNOTATOR)
     assert {e["category"] for e in errors[wrong]} == {"Logical"}
 
 
