@@ -46,8 +46,8 @@ creation, sockets, ctypes, threads, signals to other processes, changing limits 
 writes, deletions, new folders and mode changes outside its working folder (a path argument is
 taken relative to its dir_fd where one is given; an int mode is no path), reads of /proc,
 /sys and of any directory or file outside that folder and the Python installation, and listing
-a folder outside those two (os.listdir, os.scandir; CPython raises no event for os.mknod,
-os.mkfifo or os.memfd_create, which only the jail and the cleanup hold);
+a folder outside those two (os.listdir, os.scandir), and os.mknod, os.mkfifo and os.memfd_create
+(which raise no audit event, so the worker replaces them in os and posix);
 sys.setrecursionlimit is capped at 20,000, since unwinding millions of frames takes longer than
 any time limit (a runaway recursion then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
 and the process boundary are what hold against code that escapes it.
@@ -182,6 +182,16 @@ def _install_guard(work):
             if not any(_inside(path, root) for root in readable) and path not in ("/dev/null", "/dev/urandom"):
                 refuse("reading " + path)
 
+    # CPython raises no audit event for these, so the hook never sees them: the functions
+    # themselves are replaced in os and posix (a memory file is memory no rlimit counts; a FIFO or
+    # device node is nothing a program needs)
+    import posix
+    for name in ("memfd_create", "mknod", "mkfifo"):
+        def refused(*args, _event="os." + name, **kwargs):
+            refuse(_event)
+        for module in (os, posix):
+            if hasattr(module, name):
+                setattr(module, name, refused)
     sys.addaudithook(hook)
 
 

@@ -1,0 +1,47 @@
+"""Sandbox 3, the Python side: calls CPython raises no audit event for are refused all the same.
+
+Each hostile program runs between a right and a wrong answer in one batch (one worker), which
+must keep their verdicts; the hostile program returns the right sum only when every call it
+tries was refused with a PermissionError.
+"""
+
+import time
+
+from kaser.code.sandbox import Limits, run_tests
+
+LIMITS = Limits(case_timeout_s=1.0, workers=1)   # one worker: the neighbours share it
+TESTS = [([1, 2], 3), ([5, 5], 10)]
+RIGHT = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+
+
+def run_beside(hostile: str):
+    """Run `hostile` between a right and a wrong answer; check those two; return its result."""
+    start = time.monotonic()
+    first, result, last = run_tests("python", "add", [RIGHT, hostile, WRONG], TESTS, LIMITS)
+    assert time.monotonic() - start < 30, "the sandbox took too long"
+    assert [c.status for c in first.cases] == ["pass"] * len(TESTS)
+    assert [c.status for c in last.cases] == ["fail"] * len(TESTS)
+    return result
+
+
+def refused_unless_all(calls: str) -> str:
+    """A program whose `add` is right only when each of `calls` (Python expressions) is refused."""
+    return ("import os, posix\ndef add(a, b):\n    refused = 0\n"
+            f"    for call in ({calls},):\n"
+            "        try:\n            call()\n        except PermissionError:\n            refused += 1\n"
+            f"    return a + b if refused == len(({calls},)) else -refused\n")
+
+
+def test_memory_files_are_refused():
+    # os.memfd_create raises no audit event; a memory file is memory no rlimit sees (an ordinary
+    # user's supervisor cannot read a Python worker's descriptors to count it)
+    code = refused_unless_all("lambda: os.memfd_create('x'), lambda: posix.memfd_create('y', 0)")
+    assert [(c.status, c.detail) for c in run_beside(code).cases] == [("pass", "")] * 2
+
+
+def test_device_nodes_and_fifos_are_refused():
+    # os.mknod and os.mkfifo raise no audit event either, inside the program's folder or outside
+    code = refused_unless_all("lambda: os.mkfifo('f'), lambda: os.mknod('n'), lambda: posix.mkfifo('/dev/shm/f'), "
+                              "lambda: os.mknod('/work/n', 0o600 | 0o010000)")
+    assert [(c.status, c.detail) for c in run_beside(code).cases] == [("pass", "")] * 2
