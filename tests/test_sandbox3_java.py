@@ -1,0 +1,82 @@
+"""Sandbox 3, Java: what one program of a batch declares, loads, throws or makes javac do stays its
+own; the correct and the wrong neighbour in the same batch keep their verdicts. javac's heap cap
+is held by tests/test_sandbox_attacks.py::test_javac_folding_constants_stops_at_its_heap, which
+measures the peak memory below a batch in a process of its own.
+
+    .venv/bin/python -m pytest -q tests/test_sandbox3_java.py
+
+Each attack runs in one batch with a correct neighbour (`a + b`) and a wrong one (`a - b`), so a
+leak shows as a flipped verdict, not only as an attacker that passes.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from sandbox_attacks import LIMITS, NEIGHBOURS, TESTS
+
+from kaser.code.sandbox import run_tests
+
+pytestmark = [pytest.mark.java, pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")]
+
+# Neighbours that name Math unqualified, as students do: a Math in their package would win
+MATH_RIGHT = "public int add(int a, int b) {\n    return Math.addExact(a, b);\n}"
+MATH_WRONG = "public int add(int a, int b) {\n    return Math.subtractExact(a, b);\n}"
+# Closes its wrapper and declares a top-level Math whose addExact subtracts and subtractExact adds
+SHADOWS_MATH = """public int add(int a, int b) { return a + b; }
+}
+class Math {
+    static int addExact(int a, int b) { return a - b; }
+    static int subtractExact(int a, int b) { return a + b; }
+}
+class Tail {"""
+# Closes its wrapper and declares Sub1 .. Sub59, the class names of the programs after it
+DECLARES_SUB1_TO_SUB59 = "public int add(int a, int b) { return a + b; }\n}\n" + \
+    "".join(f"class Sub{k} {{ public int add(int a, int b) {{ return -999; }} }}\n" for k in range(1, 60)) + \
+    "class Tail {"
+# A wrong answer unless it finds program 0's class: then it returns that program's answer
+BORROWS_A_NEIGHBOURS_ANSWER = """public int add(int a, int b) {
+    for (String name : new String[]{"Sub0", "p0.Sub0"}) {
+        try {
+            Class<?> neighbour = Class.forName(name);
+            Object instance = neighbour.getDeclaredConstructor().newInstance();
+            return (Integer) neighbour.getMethod("add", int.class, int.class).invoke(instance, a, b);
+        } catch (Throwable e) { }
+    }
+    return a - b;
+}"""
+# Throws ThreadDeath itself on its last case (a = 5)
+THROWS_THREAD_DEATH = """public int add(int a, int b) {
+    if (a == 5) throw new ThreadDeath();
+    return a + b;
+}"""
+RIGHT, WRONG = NEIGHBOURS["java"]
+
+
+def statuses(programs: list[str]) -> list[list[str]]:
+    return [[case.status for case in result.cases] for result in run_tests("java", "add", programs, TESTS, LIMITS)]
+
+
+def test_a_top_level_math_shadows_no_neighbours_math():
+    """Shared package before: the correct neighbour failed and the wrong one passed."""
+    assert statuses([SHADOWS_MATH, MATH_RIGHT, MATH_WRONG]) == [["pass", "pass"], ["pass", "pass"], ["fail", "fail"]]
+
+
+def test_declaring_the_later_programs_classes_breaks_no_compile():
+    """Shared package before: every later program failed with "duplicate class"."""
+    assert statuses([DECLARES_SUB1_TO_SUB59, RIGHT, WRONG, RIGHT]) == \
+        [["pass", "pass"], ["pass", "pass"], ["fail", "fail"], ["pass", "pass"]]
+
+
+def test_no_program_loads_a_neighbours_class():
+    """Shared classpath before: the wrong program returned program 0's answer and passed."""
+    assert statuses([RIGHT, BORROWS_A_NEIGHBOURS_ANSWER, WRONG]) == [["pass", "pass"], ["fail", "fail"], ["fail", "fail"]]
+
+
+def test_a_student_thread_death_is_the_students_exception():
+    """Rethrown before: the case thread died and the next program's first case timed out."""
+    results = statuses([THROWS_THREAD_DEATH, RIGHT, WRONG])
+    assert results[1:] == [["pass", "pass"], ["fail", "fail"]]
+    assert results[0][0] == "pass" and results[0][1] != "pass"
+
