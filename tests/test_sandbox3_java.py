@@ -59,23 +59,23 @@ def statuses(programs: list[str]) -> list[list[str]]:
 
 
 def test_a_top_level_math_shadows_no_neighbours_math():
-    """Shared package before: the correct neighbour failed and the wrong one passed."""
+    """In a shared package the correct neighbour would fail and the wrong one pass."""
     assert statuses([SHADOWS_MATH, MATH_RIGHT, MATH_WRONG]) == [["pass", "pass"], ["pass", "pass"], ["fail", "fail"]]
 
 
 def test_declaring_the_later_programs_classes_breaks_no_compile():
-    """Shared package before: every later program failed with "duplicate class"."""
+    """In a shared package every later program would fail with "duplicate class"."""
     assert statuses([DECLARES_SUB1_TO_SUB59, RIGHT, WRONG, RIGHT]) == \
         [["pass", "pass"], ["pass", "pass"], ["fail", "fail"], ["pass", "pass"]]
 
 
 def test_no_program_loads_a_neighbours_class():
-    """Shared classpath before: the wrong program returned program 0's answer and passed."""
+    """On a shared classpath the wrong program would return program 0's answer and pass."""
     assert statuses([RIGHT, BORROWS_A_NEIGHBOURS_ANSWER, WRONG]) == [["pass", "pass"], ["fail", "fail"], ["fail", "fail"]]
 
 
 def test_a_student_thread_death_is_the_students_exception():
-    """Rethrown before: the case thread died and the next program's first case timed out."""
+    """Rethrown, it would kill the case thread and time out the next program's first case."""
     results = statuses([THROWS_THREAD_DEATH, RIGHT, WRONG])
     assert results[1:] == [["pass", "pass"], ["fail", "fail"]]
     assert results[0][0] == "pass" and results[0][1] != "pass"
