@@ -7,12 +7,11 @@ tries was refused with a PermissionError.
 
 import time
 
-from kaser.code.sandbox import Limits, run_tests
+from sandbox_attacks import LIMITS, NEIGHBOURS, TESTS
 
-LIMITS = Limits(case_timeout_s=1.0, workers=1)   # one worker: the neighbours share it
-TESTS = [([1, 2], 3), ([5, 5], 10)]
-RIGHT = "def add(a, b):\n    return a + b\n"
-WRONG = "def add(a, b):\n    return a - b\n"
+from kaser.code.sandbox import run_tests
+
+RIGHT, WRONG = NEIGHBOURS["python"]
 
 
 def run_beside(hostile: str):

@@ -170,7 +170,7 @@ def test_annotate_refuses_without_namespaces_and_runs_when_told(monkeypatch, tmp
     folder = tmp_path / "data"
     write_dataset(folder, *generate("python", students=3, problems=1, seed=0))
     params = tmp_path / "params.yaml"
-    annotate = {"backend": "static", "case_timeout_s": 0.5, "unsafe_no_isolation": False}
+    annotate = {"backend": "static", "unsafe_no_isolation": False}   # the annotator that runs code
     params.write_text(yaml.safe_dump(full_params({"annotate": annotate})))
     monkeypatch.setattr(isolation, "_jail", lambda: "unshare: unshare failed: Operation not permitted")
     capsys.readouterr()
