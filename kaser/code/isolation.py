@@ -4,9 +4,10 @@ Barriers, strongest first; which ones this machine allows is probed once per pro
 1. A jail of Linux namespaces for every worker (kaser/code/namespaces.py), for root and ordinary
    users alike: a read-only file system with a private, size-capped /work and /dev/shm, a fresh
    user namespace without capabilities, no network, its own pid namespace (every process of a
-   worker dies with it), and only the environment in ENV. As root the jail also runs under a
-   fresh unprivileged user id, so RLIMIT_NPROC really caps its processes (root ignores it) and
-   every process of that id is killed after the batch. Root of a user namespace that maps too
+   worker dies with it), and only the environment in ENV. As root each worker also runs under a
+   fresh unprivileged user id of its own, so RLIMIT_NPROC really caps its processes (root ignores
+   it), no worker's processes count against another's cap, and every process of that id is
+   killed when the worker ends. Root of a user namespace that maps too
    few ids for that (a rootless container: `unshare --user --map-root-user`) runs the jail under
    its own id, as an ordinary user does: the jail's own user namespace holds it, and the process
    cap counts what that id already runs.
@@ -67,8 +68,8 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 @dataclass(frozen=True)
 class Isolation:
     name: str
-    prefix: tuple[str, ...]     # command prefix; "{uid}" stands for the batch's user id
-    own_uid: bool               # True: every batch runs under a fresh user id
+    prefix: tuple[str, ...]     # command prefix; "{uid}" stands for the worker's user id
+    own_uid: bool               # True: every worker runs under a fresh user id
     python: str = ""            # an interpreter of our version that the sandbox user may run
     jailed: bool = False        # True: every worker runs in a namespace jail (kaser/code/namespaces.py)
 
@@ -227,12 +228,13 @@ def tasks_of(uid: int) -> int:
     return total
 
 
-def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | None, uid: int | None,
+def rlimits(*, cpu_s: int, processes: int, file_bytes: int, memory_bytes: int | None, own_uid: bool,
             open_files: int) -> dict:
-    """rlimits for one worker. Under our own user id the process cap counts what we already run.
+    """rlimits for one worker. Under our own user id (not `own_uid`) the process cap counts what
+    we already run, and so what the other workers of that id run.
     `open_files` caps descriptors per process: each may hold a memory file (memfd) of up to
     `file_bytes`, which resident_bytes counts too."""
-    if uid is None:
+    if not own_uid:
         processes += tasks_of(os.getuid())
     limits = {resource.RLIMIT_CPU: cpu_s, resource.RLIMIT_NPROC: processes, resource.RLIMIT_NOFILE: open_files,
               resource.RLIMIT_FSIZE: file_bytes, resource.RLIMIT_CORE: 0}
@@ -307,17 +309,17 @@ class Worker:
     worker that made none for `allowance` seconds ("silent"), or whose processes together hold
     more than `memory_bytes` of resident memory ("memory"; see resident_bytes), and `killed` says
     why. With `jail`, the worker runs in a namespace jail whose /work is its working directory;
-    without, in `folder`/work under `mode`'s fallback.
+    without, in `work` under `mode`'s fallback.
     """
 
     def __init__(self, argv: list[str], *, stdin: Path | None, folder: Path, name: str, uid: int | None,
-                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None,
+                 limits: dict, mode: Isolation, jail: namespaces.Jail | None = None, work: Path | None = None,
                  memory_bytes: int | None = None):
         self.errors = folder / "private" / f"err-{name}.txt"
         if jail is not None:
             command, cwd, home = namespaces.jail_command(argv, jail, uid, mode.python), "/", "/work"
         else:
-            command, cwd, home = mode.command(argv, uid), folder / "work", str(folder / "work")
+            command, cwd, home = mode.command(argv, uid), work, str(work)
         self.reader, sink = os.pipe()
         try:
             with open(self.errors, "wb") as errors, open(stdin or os.devnull, "rb") as source:

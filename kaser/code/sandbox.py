@@ -245,6 +245,9 @@ class _Slot:
     finish: str = ""            # "end" | "restart" once it says it is done
     progress: int = 0           # results the current worker has delivered
     runs: int = 0
+    uid: int | None = None      # the current worker's own user id (as root): no other worker shares
+                                # its process count (RLIMIT_NPROC counts per user id)
+    work: Path | None = None    # the current worker's working folder, outside a jail
 
 
 @dataclass
@@ -257,7 +260,6 @@ class _Batch:
     expected: list[list[Any]]
     limits: Limits
     folder: Path
-    uid: int | None
     mode: isolation.Isolation | None = None
     compiled: dict[int, bool | None] = field(default_factory=dict)
     diagnostics: dict[int, list[Diagnostic]] = field(default_factory=dict)
@@ -378,16 +380,30 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
     def start(slot: _Slot) -> None:
         slot.runs += 1
         name = f"{id(slot)}-{slot.runs}"
+        slot.uid = isolation.fresh_uid() if batch.mode.own_uid else None
+        slot.work = None
+        if not batch.mode.jailed:   # a jail has a /work of its own
+            slot.work = batch.folder / f"work-{name}"
+            slot.work.mkdir(mode=0o700)
+            if slot.uid is not None:
+                os.chown(slot.work, slot.uid, slot.uid)
         argv, stdin, limits, binds = command(slot, slot.runs)
         jail = None
         if batch.mode.jailed:
             root = batch.folder / f"root-{name}"
             root.mkdir(mode=0o755)
             jail = namespaces.Jail(root, tuple((str(k), v) for k, v in binds.items()), batch.limits.writable_mb)
-        slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=name,
-                                       uid=batch.uid, limits=limits, mode=batch.mode, jail=jail,
+        slot.worker = isolation.Worker(argv, stdin=stdin, folder=batch.folder, name=name, uid=slot.uid,
+                                       work=slot.work, limits=limits, mode=batch.mode, jail=jail,
                                        memory_bytes=batch.limits.jail_memory_mb << 20)
         slot.ready, slot.finish, slot.progress = False, "", 0
+
+    def stop(slot: _Slot) -> None:
+        """End the slot's worker and whatever else runs under its user id."""
+        slot.worker.close()
+        if slot.uid is not None:
+            isolation.kill_user(slot.uid, batch.mode.python)
+            slot.uid = None
 
     active = list(slots)
     try:
@@ -403,7 +419,7 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
                     continue
                 for record in slot.worker.records():
                     batch.take(slot, record)
-                slot.worker.close()
+                stop(slot)
                 if batch.after_exit(slot):
                     start(slot)
                 else:
@@ -411,9 +427,7 @@ def _supervise(batch: _Batch, slots: list[_Slot], command) -> None:
     finally:
         for slot in slots:
             if slot.worker is not None:
-                slot.worker.close()
-        if batch.uid is not None:
-            isolation.kill_user(batch.uid, batch.mode.python)
+                stop(slot)
 
 
 def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Sequence[tuple[list, Any]]]],
@@ -421,7 +435,7 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
     """Flatten (entry, programs, tests) problems into one batch (its folder comes later)."""
     if language not in ("java", "python"):
         raise ValueError(f"unknown language {language!r}; expected 'java' or 'python'")
-    batch = _Batch(language, [], [], [], [], limits, Path(), None)
+    batch = _Batch(language, [], [], [], [], limits, Path())
     for number, (entry, programs, tests) in enumerate(problems):
         if tests and not entry.isidentifier():
             raise ValueError(f"problem {number}: entry {entry!r} is not a function or method name")
@@ -440,15 +454,13 @@ def _new_batch(language: str, problems: Sequence[tuple[str, Sequence[str], Seque
 
 
 def _make_folder(batch: _Batch) -> None:
-    """A fresh folder: work/ (the worker's, under its user id), classes/, private/ (ours only)."""
+    """A fresh folder: classes/, private/ (ours only); each worker outside a jail gets a
+    work-<name>/ of its own, under its own user id (_supervise)."""
     batch.mode = isolation.isolation(batch.limits.unsafe_no_isolation)  # raises before any folder exists
     batch.folder = isolation.scratch_folder("kaser-sandbox-")
     batch.folder.chmod(0o711)  # the worker may enter known paths (work, classes, jobs), list nothing
-    batch.uid = isolation.fresh_uid() if batch.mode.own_uid else None
-    for name, mode in (("work", 0o700), ("private", 0o700), ("classes", 0o755)):
+    for name, mode in (("private", 0o700), ("classes", 0o755)):
         (batch.folder / name).mkdir(mode=mode)
-    if batch.uid is not None:
-        os.chown(batch.folder / "work", batch.uid, batch.uid)
 
 
 # descriptors per process: a Python worker needs about 10 and a JVM about 40 of its own; each
@@ -461,7 +473,8 @@ def _rlimits(batch: _Batch, cases: int, memory: bool) -> dict:
     # Files: the student's allowance (the result stream is a pipe, isolation.Worker).
     return isolation.rlimits(cpu_s=int(60 + 2 * cases * batch.limits.case_timeout_s),
                              processes=batch.limits.processes, file_bytes=batch.limits.file_bytes,
-                             memory_bytes=batch.limits.memory_mb << 20 if memory else None, uid=batch.uid,
+                             memory_bytes=batch.limits.memory_mb << 20 if memory else None,
+                             own_uid=batch.mode.own_uid,
                              open_files=OPEN_FILES[batch.language])
 
 
@@ -537,7 +550,7 @@ def _run_java(batch: _Batch) -> None:
                 "-XX:MaxDirectMemorySize=64m", "-Djava.security.manager=allow", *java_compiler.JVM_FLAGS,
                 "-cp", inside(java_compiler.harness_classes()), java_harness.HARNESS_CLASS,
                 inside(path), inside(batch.folder / "classes"),
-                "/work" if batch.mode.jailed else str(batch.folder / "work")]
+                "/work" if batch.mode.jailed else str(slot.work)]
         cases = sum(len(batch.args[p]) for p in slot.order)
         return argv, None, _rlimits(batch, cases, memory=False), binds
 
