@@ -157,6 +157,12 @@ ATTACKS = [
             held += len(chunk)
     return "LEAK: %d MB held in %d memory files" % (held >> 20, len(files))
 """, escape=False),
+    # a second posix holds the unpatched memfd_create: one memory file is enough to show it
+    py("memory_files_through_a_second_posix", """
+    import _imp, importlib.machinery
+    posix = _imp.create_builtin(importlib.machinery.ModuleSpec("posix", None))
+    return "LEAK: memory file %d from a second posix" % posix.memfd_create("hold")
+""", escape=False),
     py("audit_global_replaced_reads_secret", """
     return "LEAK: " + open("{secret}").read()
 """),

@@ -46,13 +46,16 @@ creation, sockets, ctypes, threads, signals to other processes, changing limits 
 writes, deletions, new folders and mode changes outside its working folder (a path argument is
 taken relative to its dir_fd where one is given; an int mode is no path), reads of /proc,
 /sys and of any directory or file outside that folder and the Python installation, and listing
-a folder outside those two (os.listdir, os.scandir), and os.mknod, os.mkfifo and os.memfd_create
-(which raise no audit event, so the worker replaces them in os and posix);
+a folder outside those two (os.listdir, os.scandir), and os.mknod, os.mkfifo, os.memfd_create and
+_posixsubprocess.fork_exec (which raise no audit event, so the worker replaces them in their
+modules, and refuses loading a second copy of those modules);
 sys.setrecursionlimit is capped at 20,000, since unwinding millions of frames takes longer than
 any time limit (a runaway recursion then ends as a quick RecursionError, status "memory"). The hook is defence in depth: the jail
 and the process boundary are what hold against code that escapes it.
 """
 
+import _imp
+import _posixsubprocess
 import builtins
 import json
 import os
@@ -184,14 +187,37 @@ def _install_guard(work):
 
     # CPython raises no audit event for these, so the hook never sees them: the functions
     # themselves are replaced in os and posix (a memory file is memory no rlimit counts; a FIFO or
-    # device node is nothing a program needs)
+    # device node is nothing a program needs), and in _posixsubprocess (fork_exec starts a process)
     import posix
-    for name in ("memfd_create", "mknod", "mkfifo"):
-        def refused(*args, _event="os." + name, **kwargs):
+    for module, name in ((os, "memfd_create"), (posix, "memfd_create"), (os, "mknod"), (posix, "mknod"),
+                         (os, "mkfifo"), (posix, "mkfifo"), (_posixsubprocess, "fork_exec")):
+        def refused(*args, _event=f"{module.__name__}.{name}", **kwargs):
             refuse(_event)
-        for module in (os, posix):
-            if hasattr(module, name):
-                setattr(module, name, refused)
+        if hasattr(module, name):
+            setattr(module, name, refused)
+    # A fresh copy of those modules would hold the originals: refuse loading one, whether by
+    # import after deleting it from sys.modules (the "import" event) or by calling the loaders
+    # directly (_imp.create_builtin, _imp.create_dynamic, which raise no event)
+    # The loaders get a fresh namespace of plain strings read once (the only fields they read), so a
+    # spec whose `name` changes between reads cannot pass one name to the check and another to them.
+    patched = {"posix", "_posixsubprocess"}
+    namespace = type(sys.implementation)
+
+    def loader(load):
+        def guarded(spec, *args):
+            name, origin = getattr(spec, "name", None), getattr(spec, "origin", None)
+            if type(name) is not str or (origin is not None and type(origin) is not str) \
+                    or name.rpartition(".")[2] in patched:
+                refuse(f"_imp.{load.__name__}({name!r})")
+            return load(namespace(name=name, origin=origin), *args)
+        return guarded
+    _imp.create_builtin, _imp.create_dynamic = loader(_imp.create_builtin), loader(_imp.create_dynamic)
+    original_hook = hook
+
+    def hook(event, args):
+        if event == "import" and isinstance(args[0], str) and args[0].rpartition(".")[2] in patched:
+            refuse("a second " + args[0])
+        original_hook(event, args)
     sys.addaudithook(hook)
 
 
