@@ -179,6 +179,18 @@ ATTACKS = [
         -1, None)
     return a + b
 """, escape=False),
+    # CPython raises no audit event for these: a FIFO can block a reader, a device node is no file
+    py("makes_fifos_and_device_nodes", """
+    import os
+    made = []
+    for make, path in ((os.mkfifo, "fifo"), (os.mknod, "node"), (os.mkfifo, "/dev/shm/fifo")):
+        try:
+            make(path)
+            made.append(path)
+        except PermissionError:
+            pass
+    return "LEAK: made " + repr(made) if made else a + b
+""", escape=False),
     py("listdir_and_scandir_outside", """
     import os
     seen = os.listdir("{outside}") + [e.name for e in os.scandir("/")]

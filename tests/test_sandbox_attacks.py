@@ -115,7 +115,8 @@ def _ordinary_user_python() -> list[str] | None:
 
 # the attacks of issue 43 (a program's cost or classes reaching its neighbours), run as every user below
 ISSUE_43 = ["fills_the_result_stream_for_the_next_program", "every_record_field_megabytes", "makes_folders_until_stopped",
-            "memory_files_hold_a_gigabyte", "memory_files_through_a_second_posix", "listdir_and_scandir_outside",
+            "memory_files_hold_a_gigabyte", "memory_files_through_a_second_posix", "makes_fifos_and_device_nodes",
+            "listdir_and_scandir_outside",
             "declares_its_neighbours_classes", "loads_a_neighbours_class", "throws_thread_death_on_its_last_case", "javac_folds_constants_into_gigabytes",
             "javac_writes_a_class_file_of_megabytes"]
 
