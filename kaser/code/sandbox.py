@@ -64,7 +64,7 @@ class Limits:
                                     # the program, the rest for the worker (a JVM's metaspace, code, threads);
                                     # beyond it the worker is killed and its case is "memory" (isolation.py)
     java_stack_mb: int = 16         # stack of the thread that runs Java cases
-    processes: int = 128            # processes + threads for one batch (Java needs ~30 itself)
+    processes: int = 128            # processes + threads for one worker (Java needs ~30 itself)
     file_bytes: int = 16 << 20      # largest file student code may write
     output_chars: int = 2000        # printed output kept per case
     workers: int = 2                # worker processes per batch (Python workers; JVMs for Java)
