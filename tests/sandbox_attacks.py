@@ -598,6 +598,23 @@ def rootless() -> bool:
     return subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True).returncode == 0
 
 
+USERS = ("ordinary user", "root of a user namespace")
+
+
+def python_as(user: str) -> list[str] | None:
+    """How to run a Python of our version as one of USERS, or None where this machine cannot: as
+    `nobody` through setpriv when we are root (ourselves when already ordinary), or as root of a
+    user namespace mapping one id (a rootless container: no fresh ids for the jail)."""
+    if user == "root of a user namespace":
+        return ["unshare", "--user", "--map-root-user", sys.executable] if rootless() else None
+    if os.geteuid() != 0:
+        return [sys.executable]
+    python = "/usr/bin/python%d.%d" % sys.version_info[:2]
+    if shutil.which("setpriv") is None or not os.path.exists(python):
+        return None
+    return ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", python]
+
+
 def main(names: list[str]) -> None:
     import logging
     logging.basicConfig(level=logging.WARNING)

@@ -11,16 +11,14 @@ leak shows as a flipped verdict, not only as an attacker that passes.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import sandbox_thread_bomb
-from sandbox_attacks import LIMITS, NEIGHBOURS, TESTS, rootless
+from sandbox_attacks import LIMITS, NEIGHBOURS, TESTS, USERS, python_as
 
 from kaser.code.sandbox import run_tests
 
@@ -87,27 +85,19 @@ def test_a_student_thread_death_is_the_students_exception():
     assert results[0][0] == "pass" and results[0][1] != "pass"
 
 
-
 def test_a_thread_bomb_in_one_worker_starves_no_other():
     """Under one user id for the batch the other JVM (or the bomb's own next one) could not start a
     thread: "sandbox worker for java did not start" and no verdict for anyone."""
     assert sandbox_thread_bomb.statuses() == sandbox_thread_bomb.EXPECTED
 
 
-@pytest.mark.parametrize("user", ["ordinary user", "root of a user namespace"])
+@pytest.mark.parametrize("user", USERS)
 def test_a_thread_bomb_starves_no_other_worker_as_other_users(user):
     """The same where all workers share one user id: as `nobody` (when we are root) and as root of a
     user namespace mapping one id (a rootless container)."""
-    version = "%d.%d" % sys.version_info[:2]
-    if user == "ordinary user":
-        command = [sys.executable] if os.geteuid() != 0 else \
-            ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", f"/usr/bin/python{version}"]
-        if os.geteuid() == 0 and (shutil.which("setpriv") is None or not os.path.exists(command[-1])):
-            pytest.skip("no setpriv or system Python to run as an ordinary user")
-    else:
-        if not rootless():
-            pytest.skip("unshare --user --map-root-user is refused here")
-        command = ["unshare", "--user", "--map-root-user", sys.executable]
+    command = python_as(user)
+    if command is None:
+        pytest.skip(f"cannot run Python as {user} here")
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run([*command, str(root / "tests" / "sandbox_thread_bomb.py")], cwd="/",
                          env={"PATH": "/usr/bin:/bin", "HOME": "/", "PYTHONPATH": str(root)},

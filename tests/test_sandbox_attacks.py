@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sandbox_attacks import ATTACKS, LIMITS, NEIGHBOURS, TESTS, contained, program, rootless, run_attack
+from sandbox_attacks import ATTACKS, LIMITS, NEIGHBOURS, TESTS, USERS, contained, program, python_as, run_attack
 from stage_runs import full_params
 
 from kaser.code import isolation, java_compiler
@@ -102,22 +102,11 @@ def test_refuses_without_namespaces_unless_unsafe(monkeypatch):
     assert unsafe[0].cases[0].status == "pass"
 
 
-def _ordinary_user_python() -> list[str] | None:
-    """How to run a Python of our version as `nobody` (root) or as ourselves (already ordinary)."""
-    version = "%d.%d" % sys.version_info[:2]
-    if os.geteuid() != 0:
-        return [sys.executable]
-    python = f"/usr/bin/python{version}"
-    if shutil.which("setpriv") is None or not os.path.exists(python):
-        return None
-    return ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", python]
-
-
 # the attacks of issue 43 (a program's cost or classes reaching its neighbours), run as every user below
 ISSUE_43 = ["fills_the_result_stream_for_the_next_program", "every_record_field_megabytes", "makes_folders_until_stopped",
             "memory_files_hold_a_gigabyte", "memory_files_through_a_second_posix", "makes_fifos_and_device_nodes",
-            "listdir_and_scandir_outside",
-            "declares_its_neighbours_classes", "loads_a_neighbours_class", "throws_thread_death_on_its_last_case", "javac_folds_constants_into_gigabytes",
+            "listdir_and_scandir_outside", "declares_its_neighbours_classes", "loads_a_neighbours_class",
+            "throws_thread_death_on_its_last_case", "javac_folds_constants_into_gigabytes",
             "javac_writes_a_class_file_of_megabytes"]
 
 
@@ -143,20 +132,17 @@ def _suite_as(command: list[str], names: list[str]) -> None:
 
 @pytest.mark.slow
 def test_hostile_suite_as_an_ordinary_user():
-    command = _ordinary_user_python()
+    command = python_as("ordinary user")
     if command is None:
         pytest.skip("no setpriv or system Python to run the suite as an ordinary user")
     _suite_as(command, [a.name for a in ATTACKS if a.language == "python" or a.name in ISSUE_JAVA])
 
 
-@pytest.mark.parametrize("user", ["ordinary user", "root of a user namespace"])
+@pytest.mark.parametrize("user", USERS)
 def test_issue_43_attacks_as_an_ordinary_user_and_as_root_of_a_user_namespace(user):
     """Python and Java, beside the root run above: as `nobody` (or ourselves, when ordinary), and as
     root of a user namespace mapping one id (a rootless container: no fresh ids for the jail)."""
-    if user == "ordinary user":
-        command = _ordinary_user_python()
-    else:
-        command = ["unshare", "--user", "--map-root-user", sys.executable] if rootless() else None
+    command = python_as(user)
     if command is None:
         pytest.skip(f"cannot run Python as {user} here")
     _suite_as(command, ISSUE_43)
