@@ -156,6 +156,7 @@ def _install_guard(work):
         "shutil.rmtree": ((0, 1),), "shutil.move": ((0, None), (1, None)),
     }
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+    patched = {"posix", "_posixsubprocess"}   # modules whose functions are replaced below
 
     def refuse(event, detail=""):
         raise PermissionError(f"sandbox: {event} is not allowed{detail}")
@@ -170,6 +171,8 @@ def _install_guard(work):
                     path = _named_path(args[position], folder_fd)
                     if path is None or not _inside(path, work):
                         refuse(event, " outside the working directory")
+        elif event == "import" and isinstance(args[0], str) and args[0].rpartition(".")[2] in patched:
+            refuse("a second " + args[0])   # a fresh copy would hold the functions replaced below
         elif event in ("os.listdir", "os.scandir"):   # a path, a descriptor, or None for "."
             path = _named_path("." if args[0] is None else args[0], None)
             if path is None or not any(_inside(path, root) for root in (work, *readable)):
@@ -195,12 +198,11 @@ def _install_guard(work):
             refuse(_event)
         if hasattr(module, name):
             setattr(module, name, refused)
-    # A fresh copy of those modules would hold the originals: refuse loading one, whether by
-    # import after deleting it from sys.modules (the "import" event) or by calling the loaders
-    # directly (_imp.create_builtin, _imp.create_dynamic, which raise no event)
-    # The loaders get a fresh namespace of plain strings read once (the only fields they read), so a
+    # A fresh copy of those modules would hold the originals: the hook refuses importing one again
+    # after it was deleted from sys.modules ("import"), and these wrappers refuse building one with
+    # the loaders directly (_imp.create_builtin, _imp.create_dynamic, which raise no event). The
+    # loaders get a fresh namespace of plain strings read once (the only fields they read), so a
     # spec whose `name` changes between reads cannot pass one name to the check and another to them.
-    patched = {"posix", "_posixsubprocess"}
     namespace = type(sys.implementation)
 
     def loader(load):
@@ -212,12 +214,6 @@ def _install_guard(work):
             return load(namespace(name=name, origin=origin), *args)
         return guarded
     _imp.create_builtin, _imp.create_dynamic = loader(_imp.create_builtin), loader(_imp.create_dynamic)
-    original_hook = hook
-
-    def hook(event, args):
-        if event == "import" and isinstance(args[0], str) and args[0].rpartition(".")[2] in patched:
-            refuse("a second " + args[0])
-        original_hook(event, args)
     sys.addaudithook(hook)
 
 
