@@ -43,6 +43,19 @@ NEIGHBOURS = {"python": ("def add(a, b):\n    return a + b\n", "def add(a, b):\n
               "java": ("public int add(int a, int b) {\n    System.out.print(\"\");\n    return a + b;\n}",
                        "public int add(int a, int b) {\n    System.out.print(\"\");\n    return a - b;\n}")}
 
+
+def run_beside(language: str, hostile: str, tests=TESTS, limits: Limits = LIMITS, neighbours=None):
+    """Run `hostile` between a right and a wrong answer (`neighbours`, default NEIGHBOURS) in one
+    batch; check that those two keep their verdicts and that the call came back within 30 s;
+    return the hostile program's result."""
+    right, wrong = neighbours or NEIGHBOURS[language]
+    start = time.monotonic()
+    first, result, last = run_tests(language, "add", [right, hostile, wrong], tests, limits)
+    assert time.monotonic() - start < 30, "the sandbox took too long"
+    assert [c.status for c in first.cases] == ["pass"] * len(tests)
+    assert [c.status for c in last.cases] == ["fail"] * len(tests)
+    return result
+
 # Turns the Python worker's audit hook off: the attacks behind it test the jail, not the guard.
 ESCAPE = """
     import gc, __main__

@@ -99,8 +99,8 @@ def test_parastudent_examples_skip_pairs_without_history_and_draw_with_a_seed():
     table = with_history(pairs([("s", 0), ("s", 1), ("s", 2), ("s", 3), ("t", 0), ("t", 1)]),
                          PROBLEMS, SUBMISSIONS, k=5)
     examples = parastudent_examples(table, None, seed=0)
-    assert [e["completion"][0]["content"] for e in examples] == ["code-s1", "code-s2", "code-s3",
-                                                                  "code-t1"]
+    assert [e["completion"][0]["content"] for e in examples] == ["code-s1\n", "code-s2\n", "code-s3\n",
+                                                                  "code-t1\n"]
     assert examples[2]["prompt"] == icl_messages(table)[3]
     drawn = parastudent_examples(table, 2, seed=0)
     assert len(drawn) == 2 and drawn == parastudent_examples(table, 2, seed=0)

@@ -24,6 +24,7 @@ LAST_LINE = re.compile(r"^(\w+): (\S+)$")
 slow = pytest.mark.slow   # more than ~10 s on 2 cores: loads a model
 CASES = [   # script, arguments after --smoke, marks
     ("annotate_speed.py", [], []),
+    ("code_endings.py", [], [slow]),          # ~6 s: tiny model, Student SFT twice on 2 pairs, then sampling
     ("derived_kcs.py", [], []),
     ("error_reward_gaming.py", [], []),
     ("error_reward_signal.py", [], []),

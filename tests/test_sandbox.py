@@ -15,6 +15,8 @@ import pytest
 from kaser.code import sandbox
 from kaser.code.sandbox import CaseResult, Diagnostic, Limits, compile_diagnostics, run_problems, run_tests, same_value
 
+import sandbox_attacks
+
 FAST = Limits(case_timeout_s=1.0)
 TESTS = [([1, 2], 3), ([5, 5], 10)]
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
@@ -26,14 +28,9 @@ JAVA_WRONG = "public int add(int a, int b) {\n    return a - b;\n}"
 
 
 def run_beside(language: str, hostile: str, tests=TESTS, limits=FAST):
-    """Run `hostile` between a right and a wrong answer; check those two; return its result."""
-    right, wrong = (PY_RIGHT, PY_WRONG) if language == "python" else (JAVA_RIGHT, JAVA_WRONG)
-    start = time.monotonic()
-    first, result, last = run_tests(language, "add", [right, hostile, wrong], tests, limits)
-    assert time.monotonic() - start < 30, "the sandbox took too long"
-    assert [c.status for c in first.cases] == ["pass"] * len(tests)
-    assert [c.status for c in last.cases] == ["fail"] * len(tests)
-    return result
+    """`sandbox_attacks.run_beside` with this file's neighbours and limits (the default workers)."""
+    neighbours = (PY_RIGHT, PY_WRONG) if language == "python" else (JAVA_RIGHT, JAVA_WRONG)
+    return sandbox_attacks.run_beside(language, hostile, tests, limits, neighbours)
 
 
 def statuses(result):

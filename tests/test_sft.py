@@ -6,7 +6,8 @@ import polars as pl
 from safetensors.torch import load_file
 
 from kaser import config
-from kaser.predictor.sft import SftParams, sample_pairs, sft_examples, sft_trainer, train_sft
+from kaser.predictor.sft import (SftParams, sample_pairs, sft_examples, sft_trainer, student_reply,
+                                 train_sft)
 from tiny_lm import tiny_model_folder
 
 CODES = ["public int sum(int a, int b) {\n  return a + b;\n}",
@@ -28,9 +29,16 @@ def pairs(n=4):
 def test_examples_are_conversational_prompt_completion():
     example = sft_examples(pairs(1))[0]
     assert [m["role"] for m in example["prompt"]] == ["system", "user"]
-    assert example["completion"] == [{"role": "assistant", "content": CODES[0]}]
+    assert example["completion"] == [{"role": "assistant", "content": CODES[0] + "\n"}]
     # the student prompt, starter signature included
     assert "\n\nFunction signature: public int sum(int a, int b)\n\n" in example["prompt"][1]["content"]
+
+
+def test_the_reply_is_the_code_ending_in_one_line_break():
+    assert student_reply("\n\ndef f():\n    return 1  \n\n\n") == "def f():\n    return 1\n"
+    assert student_reply("x = 1", ending="") == "x = 1"
+    stripped = sft_examples(pairs(2), ending="")
+    assert [e["completion"][0]["content"] for e in stripped] == CODES[:2]
 
 
 def test_sample_pairs_is_seeded_and_keeps_all_when_small():
@@ -47,7 +55,8 @@ def test_loss_is_on_the_completion_only(tmp_path):
     tokenizer = trainer.processing_class
     trained = [t for t, label in zip(example["input_ids"], example["labels"]) if label != -100]
     masked = [t for t, label in zip(example["input_ids"], example["labels"]) if label == -100]
-    assert tokenizer.decode(trained) == CODES[0] + "<|im_end|>\n"
+    # the end of the reply follows the code's own closing line break
+    assert tokenizer.decode(trained) == CODES[0] + "\n<|im_end|>\n"
     assert tokenizer.decode(masked).endswith("Simulate the student written code:<|im_end|>\n"
                                              "<|im_start|>assistant\n")
 

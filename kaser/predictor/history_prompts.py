@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from kaser import InputError
-from kaser.predictor.sft import sample_pairs
+from kaser.predictor.sft import sample_pairs, student_reply
 from kaser.predictor.prompt import LANGUAGE_NAMES, signature_line
 
 HISTORY_TYPE = pl.List(pl.Struct({"problem_id": pl.String, "statement": pl.String,
@@ -226,10 +226,10 @@ def parastudent_examples(pairs: pl.DataFrame, max_pairs: int | None,
                          seed: int) -> list[dict]:
     """TRL prompt-completion examples for in-context tuning, from a `with_history` table of
     training pairs: rows with at least one earlier submission, at most `max_pairs` drawn with
-    `seed`; prompt = `icl_messages`, completion = the student's code."""
+    `seed`; prompt = `icl_messages`, completion = the student's code (`student_reply`)."""
     usable = sample_pairs(pairs.filter(pl.col("history").list.len() > 0), max_pairs, seed)
     if usable.height == 0:
         raise InputError("no training pair has an earlier submission of its student",
                          file="submissions.parquet")
-    return [{"prompt": messages, "completion": [{"role": "assistant", "content": code.strip()}]}
+    return [{"prompt": messages, "completion": [{"role": "assistant", "content": student_reply(code)}]}
             for messages, code in zip(icl_messages(usable), usable["code"].to_list())]

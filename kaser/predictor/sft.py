@@ -18,6 +18,8 @@ Departures from the authors' code (umass-ml4ed/code_personalization, sft.py), an
    not released; their target modules q/k/v/o_proj are our default).
 3. The CPU default trains on at most `max_pairs` pairs drawn with a fixed seed, to fit the
    pipeline's time budget; `max_pairs: null` uses every training pair, as the paper does.
+4. The reply is the code ending in one line break (`student_reply`); the authors' is
+   `code.strip()`, so their end token follows the last code token directly.
 """
 
 from __future__ import annotations
@@ -53,9 +55,23 @@ def sample_pairs(pairs: pl.DataFrame, max_pairs: int | None, seed: int) -> pl.Da
     return pairs.sample(n=max_pairs, seed=seed, shuffle=False).sort("student_id", "step")
 
 
-def sft_examples(pairs: pl.DataFrame) -> list[dict]:
-    """TRL conversational prompt-completion examples: the student prompt -> the student's code."""
-    return [{"prompt": messages, "completion": [{"role": "assistant", "content": code.strip()}]}
+def student_reply(code: str, ending: str = "\n") -> str:
+    """The assistant message a model learns to write for a student's `code`: the code without the
+    blank lines around it, then `ending` (one line break, as a saved source file ends).
+
+    With the line break the end of the reply comes at the start of a line, where it competes
+    with the student's next line (a dedented `return x`, a closing `}`); with the code stripped
+    (`ending=""`, departure 4) it comes right after the last token of whichever line was just
+    written. benchmarks/code_endings.py samples both side by side: on synthetic Python neither
+    ending changed the share of codes without `return` beyond its interval (reports/code-endings/)."""
+    return code.strip() + ending
+
+
+def sft_examples(pairs: pl.DataFrame, ending: str = "\n") -> list[dict]:
+    """TRL conversational prompt-completion examples: the student prompt -> the student's code
+    (`student_reply`)."""
+    return [{"prompt": messages,
+             "completion": [{"role": "assistant", "content": student_reply(code, ending)}]}
             for messages, code in zip(pair_messages(pairs), pairs["code"].to_list())]
 
 
