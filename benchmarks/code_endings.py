@@ -29,7 +29,6 @@ import argparse
 import atexit
 import dataclasses
 import json
-import re
 import shutil
 import statistics
 import sys
@@ -41,8 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kaser.config import load_settings  # noqa: E402
+from kaser.evaluation.scoring import RETURN  # noqa: E402
 
-RETURN = re.compile(r"\breturn\b")
 ENDINGS = {"stripped": "", "newline": "\n"}
 
 
@@ -51,13 +50,10 @@ def log(line: str) -> None:
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the mean with its 95% t interval."""
-    from scipy import stats
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, float("nan"), float("nan")
-    half = stats.t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
-    return mean, mean - half, mean + half
+    """(mean, low, high): the mean with its 95% t interval (nan bounds with fewer than 2 values)."""
+    from kaser.evaluation.summary import t_interval
+    low, high = t_interval(values) or (float("nan"), float("nan"))
+    return statistics.fmean(values), low, high
 
 
 def share_text(name: str, values: list[float]) -> str:

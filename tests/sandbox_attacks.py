@@ -56,6 +56,7 @@ def run_beside(language: str, hostile: str, tests=TESTS, limits: Limits = LIMITS
     assert [c.status for c in last.cases] == ["fail"] * len(tests)
     return result
 
+
 # Turns the Python worker's audit hook off: the attacks behind it test the jail, not the guard.
 ESCAPE = """
     import gc, __main__
