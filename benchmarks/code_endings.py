@@ -5,6 +5,7 @@ the same held-out pairs with the same seed.
 
     python benchmarks/code_endings.py                              # params.yaml sft: 48 pairs (~12 min)
     python benchmarks/code_endings.py --pairs 400 -S sft.learning_rate=2e-4 --out endings.json
+    python benchmarks/code_endings.py --pairs 192 --endings newline  # the pipeline's ending alone
     python benchmarks/code_endings.py --smoke                      # seconds: tiny random model
 
 Needs `dvc repro knowledge@<dataset>` (the pairs and their mastery) and models/base. Training
@@ -19,7 +20,7 @@ the budget cut off, each with a 95% t interval over pairs; then the paired diffe
 stripped per pair. A code without `return` is what a student who forgets to hand the result
 back writes, and also what a model writes when it ends its reply one line too early; the real
 share beside it says how often students do it on these pairs. Last line:
-`newline_no_return_minus_real_points: X`. One seed and one draw of pairs: it cannot tell the
+`newline_no_return_minus_real_points: X` (with `--endings stripped`, `stripped_...`). One seed and one draw of pairs: it cannot tell the
 spread between training runs.
 """
 
@@ -82,9 +83,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7, help="draw of the held-out pairs")
     parser.add_argument("-S", dest="settings", action="append", default=[],
                         help="sft.<key>=<value> over params.yaml (repeatable)")
+    parser.add_argument("--endings", default=",".join(ENDINGS),
+                        help="comma-separated endings to train (default both; the paired "
+                             "difference needs both)")
     parser.add_argument("--out", default=None, help="write the figures and codes as JSON here")
     parser.add_argument("--smoke", action="store_true", help="tiny random model, 2 pairs (seconds)")
     args = parser.parse_args(argv)
+    endings = {name: ENDINGS[name] for name in ENDINGS if name in args.endings.split(",")}
+    unknown = set(args.endings.split(",")) - set(ENDINGS)
+    if unknown or not endings:
+        raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
 
     import polars as pl
     from transformers import AutoTokenizer
@@ -150,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
         + share_text("real first submissions: no return", real_no_return))
 
     figures: dict[str, dict] = {"real_no_return": real_no_return}
-    for name, ending in ENDINGS.items():
+    for name, ending in endings.items():
         adapter = work / name
         began = time.perf_counter()
         train_examples(str(base), sft_examples(chosen, ending), sft, adapter, dtype)
@@ -163,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         log(f"{name}: " + ", ".join(share_text(key, values) for key, values in shares.items())
             + f" ({trained:.0f} s training, {figures[name]['sample_s']:.0f} s sampling)")
 
-    for key in ("no_return", "parses"):
+    for key in ("no_return", "parses") if len(endings) == 2 else ():
         gaps = [b - a for a, b in zip(figures["stripped"][key], figures["newline"][key])]
         mean, low, high = interval(gaps)
         log(f"newline - stripped, {key}: {100 * mean:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
@@ -171,8 +179,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=1))
     log(f"total {time.perf_counter() - start:.0f} s")
-    gap = statistics.fmean(figures["newline"]["no_return"]) - statistics.fmean(real_no_return)
-    log(f"newline_no_return_minus_real_points: {100 * gap:+.1f}")
+    last = list(endings)[-1]
+    gap = statistics.fmean(figures[last]["no_return"]) - statistics.fmean(real_no_return)
+    log(f"{last}_no_return_minus_real_points: {100 * gap:+.1f}")
 
 
 if __name__ == "__main__":

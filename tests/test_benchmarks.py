@@ -72,3 +72,10 @@ def test_generate_speed_refuses_to_time_a_random_model_unasked(tmp_path):
     assert run.returncode == 2
     assert "no-model is not there: run `dvc repro base_model` first" in run.stderr
     assert "speedup" not in run.stdout
+
+
+def test_code_endings_names_an_unknown_ending():
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "code_endings.py"), "--endings", "newline,crlf"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert "--endings 'newline,crlf': give some of stripped, newline" in run.stderr
