@@ -20,8 +20,8 @@ the budget cut off, each with a 95% t interval over pairs; then the paired diffe
 stripped per pair. A code without `return` is what a student who forgets to hand the result
 back writes, and also what a model writes when it ends its reply one line too early; the real
 share beside it says how often students do it on these pairs. Last line:
-`newline_no_return_minus_real_points: X` (with `--endings stripped`, `stripped_...`). One seed and one draw of pairs: it cannot tell the
-spread between training runs.
+`newline_no_return_minus_real_points: X` (with `--endings stripped`, `stripped_...`). One seed
+and one draw of pairs: it cannot tell the spread between training runs.
 """
 
 from __future__ import annotations
@@ -89,9 +89,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=None, help="write the figures and codes as JSON here")
     parser.add_argument("--smoke", action="store_true", help="tiny random model, 2 pairs (seconds)")
     args = parser.parse_args(argv)
-    endings = {name: ENDINGS[name] for name in ENDINGS if name in args.endings.split(",")}
-    unknown = set(args.endings.split(",")) - set(ENDINGS)
-    if unknown or not endings:
+    named = set(args.endings.split(","))
+    endings = {name: ending for name, ending in ENDINGS.items() if name in named}
+    if named - set(ENDINGS) or not endings:
         raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
 
     import polars as pl
@@ -171,11 +171,12 @@ def main(argv: list[str] | None = None) -> None:
         log(f"{name}: " + ", ".join(share_text(key, values) for key, values in shares.items())
             + f" ({trained:.0f} s training, {figures[name]['sample_s']:.0f} s sampling)")
 
-    for key in ("no_return", "parses") if len(endings) == 2 else ():
-        gaps = [b - a for a, b in zip(figures["stripped"][key], figures["newline"][key])]
-        mean, low, high = interval(gaps)
-        log(f"newline - stripped, {key}: {100 * mean:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
-            f"(paired over {len(gaps)} pairs)")
+    if len(endings) == len(ENDINGS):   # the paired difference needs both
+        for key in ("no_return", "parses"):
+            gaps = [b - a for a, b in zip(figures["stripped"][key], figures["newline"][key])]
+            mean, low, high = interval(gaps)
+            log(f"newline - stripped, {key}: {100 * mean:+.1f} points [{100 * low:+.1f}, "
+                f"{100 * high:+.1f}] (paired over {len(gaps)} pairs)")
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=1))
     log(f"total {time.perf_counter() - start:.0f} s")
