@@ -2,7 +2,7 @@
 training pairs and measure the reward, both during training and on held-out pairs.
 
     python benchmarks/grpo_learns.py      # after `make study`: its 1,000-pair Student SFT adapter (37 min)
-    python benchmarks/grpo_learns.py      # after `dvc repro sft@synthetic-python cluster@synthetic-python`: 48 pairs
+    python benchmarks/grpo_learns.py      # after `dvc repro sft@synthetic-python cluster@synthetic-python`: 192 pairs
     python benchmarks/grpo_learns.py -S grpo.learning_rate=1e-4 -S grpo.num_iterations=2
     python benchmarks/grpo_learns.py --own-sft 200     # first a Student SFT adapter of its own (needs cluster@ only)
     python benchmarks/grpo_learns.py --smoke              # seconds: tiny random model, toy judge
@@ -10,8 +10,8 @@ training pairs and measure the reward, both during training and on held-out pair
 What it does, on the first run of params.yaml `model` (first split, first fold) of `--dataset`,
 from that run's Student SFT adapter, or with `--own-sft PAIRS` from one it trains first on that
 many training pairs (params.yaml `sft`, each `-S sft.key=value` laid over it; the default run's
-adapter has seen 48 pairs, too few to write a clean program often, so its error reward rarely
-varies within a group):
+adapter has seen 192 pairs, few for a 135M model to write a clean program often, so its error
+reward varies little within a group):
 1. draws a fixed pool of `--pool` training pairs and a probe set of `--probe` test pairs (unseen
    students' pairs with the student split; half of them, as far as there are, with a wrong real
    code), both seeded;

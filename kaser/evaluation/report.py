@@ -488,6 +488,7 @@ README that says how it ran; the history of the runs is [history.md](history.md)
 | does GRPO's error reward rise, with controls | `benchmarks/grpo_learns.py` | [grpo-learns/README.md](grpo-learns/README.md) |
 | where GRPO's error reward carries signal | `benchmarks/error_reward_signal.py` | [error-reward-signal/README.md](error-reward-signal/README.md) |
 | does predicted Java compile (synthetic Java, 40 pairs) | `dvc repro` on synthetic Java | [java-compile/README.md](java-compile/README.md) |
+| where does a sampled code end: Student SFT's reply stripped vs ending in a line break | `benchmarks/code_endings.py` | [code-endings/README.md](code-endings/README.md) |
 | the CPU study before issue 20 (unseen problems) | | [cpu-study/README.md](cpu-study/README.md) |
 """
 
