@@ -3,16 +3,19 @@ reply ending right after the code's last token (`stripped`) and once ending in o
 (`newline`, what the pipeline trains: kaser.predictor.sft.student_reply), then both sampled on
 the same held-out pairs with the same seed.
 
-    python benchmarks/code_endings.py                              # params.yaml sft: 48 pairs (~12 min)
+    python benchmarks/code_endings.py                              # params.yaml sft: 192 pairs (~23 min)
     python benchmarks/code_endings.py --pairs 400 -S sft.learning_rate=2e-4 --out endings.json
     python benchmarks/code_endings.py --pairs 192 --endings newline  # the pipeline's ending alone
+    python benchmarks/code_endings.py --test-pairs 300 --adapter sft=models/synthetic-python/sft/student-0
     python benchmarks/code_endings.py --smoke                      # seconds: tiny random model
 
 Needs `dvc repro knowledge@<dataset>` (the pairs and their mastery) and models/base. Training
 uses params.yaml `sft` (each `-S sft.key=value` laid over it; `--pairs` is its max_pairs), on
 the training pairs of the first run of params.yaml `model`; sampling uses params.yaml `generate`
 (its budget, redraws and seed) with `--k` samples per pair on `--test-pairs` test pairs drawn
-with `--seed`.
+with `--seed`. With `--adapter NAME=PATH` (repeatable) it trains nothing and samples those
+adapters instead, e.g. the pipeline's Student SFT (`models/<dataset>/sft/<split>-<fold>`) and
+KASER (`.../grpo/...`): the same figures for the adapters `evaluate` samples, on more pairs.
 
 Per ending it prints, over its samples, the share without a `return` (beside the real first
 submissions of the same pairs), the share that parses (tree-sitter, no error node) and the share
@@ -20,7 +23,8 @@ the budget cut off, each with a 95% t interval over pairs; then the paired diffe
 stripped per pair. A code without `return` is what a student who forgets to hand the result
 back writes, and also what a model writes when it ends its reply one line too early; the real
 share beside it says how often students do it on these pairs. Last line:
-`newline_no_return_minus_real_points: X` (with `--endings stripped`, `stripped_...`). One seed
+`newline_no_return_minus_real_points: X` (with `--endings stripped`, `stripped_...`; with
+`--adapter`, the last adapter's NAME). One seed
 and one draw of pairs: it cannot tell the spread between training runs.
 """
 
@@ -86,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--endings", default=",".join(ENDINGS),
                         help="comma-separated endings to train (default both; the paired "
                              "difference needs both)")
+    parser.add_argument("--adapter", dest="adapters", action="append", default=[],
+                        help="NAME=PATH: sample this trained adapter instead of training (repeatable)")
     parser.add_argument("--out", default=None, help="write the figures and codes as JSON here")
     parser.add_argument("--smoke", action="store_true", help="tiny random model, 2 pairs (seconds)")
     args = parser.parse_args(argv)
@@ -93,6 +99,15 @@ def main(argv: list[str] | None = None) -> None:
     endings = {name: ending for name, ending in ENDINGS.items() if name in named}
     if named - set(ENDINGS) or not endings:
         raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
+    adapters = {}
+    for given in args.adapters:
+        name, sep, path = given.partition("=")
+        if not sep or not name or not (Path(path) / "adapter_config.json").exists():
+            raise SystemExit(f"code_endings.py: --adapter {given!r}: give NAME=PATH of a trained "
+                             "adapter (a folder with adapter_config.json)")
+        adapters[name] = Path(path)
+    if adapters:
+        endings = {}
 
     import polars as pl
     from transformers import AutoTokenizer
@@ -153,15 +168,17 @@ def main(argv: list[str] | None = None) -> None:
         generate = sampling.resolve_budget(generate, tokenizer, submissions)
     real_codes = held_out["code"].to_list()
     real_no_return = [float(not RETURN.search(c)) for c in real_codes]
-    log(f"{chosen.height} training pairs (lr {sft.learning_rate:g}, {sft.epochs:g} epoch), "
-        f"{held_out.height} held-out pairs x K={generate.k}, budget {generate.max_new_tokens} tokens; "
+    trains = (f"{chosen.height} training pairs (lr {sft.learning_rate:g}, {sft.epochs:g} epoch)"
+              if endings else "adapters " + ", ".join(f"{n} {p}" for n, p in adapters.items()))
+    log(f"{trains}, {held_out.height} held-out pairs x K={generate.k}, budget {generate.max_new_tokens} tokens; "
         + share_text("real first submissions: no return", real_no_return))
 
     figures: dict[str, dict] = {"real_no_return": real_no_return}
-    for name, ending in endings.items():
-        adapter = work / name
+    for name in [*endings, *adapters]:
+        adapter = adapters.get(name, work / name)
         began = time.perf_counter()
-        train_examples(str(base), sft_examples(chosen, ending), sft, adapter, dtype)
+        if name in endings:
+            train_examples(str(base), sft_examples(chosen, endings[name]), sft, adapter, dtype)
         trained = time.perf_counter() - began
         drawn = sampling.sample_completions(str(base), str(adapter), prompts, generate, dtype)
         codes = [[completion_code(c) for c in own] for own in drawn]
@@ -180,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=1))
     log(f"total {time.perf_counter() - start:.0f} s")
-    last = list(endings)[-1]
+    last = [*endings, *adapters][-1]
     gap = statistics.fmean(figures[last]["no_return"]) - statistics.fmean(real_no_return)
     log(f"{last}_no_return_minus_real_points: {100 * gap:+.1f}")
 

@@ -79,3 +79,10 @@ def test_code_endings_names_an_unknown_ending():
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert "--endings 'newline,crlf': give some of stripped, newline" in run.stderr
+
+
+def test_code_endings_names_an_adapter_that_is_not_one(tmp_path):
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "code_endings.py"), "--adapter", f"sft={tmp_path}"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert f"--adapter 'sft={tmp_path}': give NAME=PATH of a trained adapter" in run.stderr
