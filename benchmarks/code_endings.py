@@ -12,7 +12,7 @@ the same held-out pairs with the same seed.
 Needs `dvc repro knowledge@<dataset>` (the pairs and their mastery) and models/base. Training
 uses params.yaml `sft` (each `-S sft.key=value` laid over it; `--pairs` is its max_pairs), on
 the training pairs of the first run of params.yaml `model`; sampling uses params.yaml `generate`
-(its budget, redraws and seed) with `--k` samples per pair on `--test-pairs` test pairs drawn
+(its temperature, budget, redraws and seed; each `-S generate.key=value` laid over it) with `--k` samples per pair on `--test-pairs` test pairs drawn
 with `--seed`. With `--adapter NAME=PATH` (repeatable) it trains nothing and samples those
 adapters instead, e.g. the pipeline's Student SFT (`models/<dataset>/sft/<split>-<fold>`) and
 KASER (`.../grpo/...`): the same figures for the adapters `evaluate` samples, on more pairs.
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--k", type=int, default=5, help="samples per held-out pair")
     parser.add_argument("--seed", type=int, default=7, help="draw of the held-out pairs")
     parser.add_argument("-S", dest="settings", action="append", default=[],
-                        help="sft.<key>=<value> over params.yaml (repeatable)")
+                        help="sft.<key>=<value> or generate.<key>=<value> over params.yaml (repeatable)")
     parser.add_argument("--endings", default=",".join(ENDINGS),
                         help="comma-separated endings to train (default both; the paired "
                              "difference needs both)")
@@ -118,16 +118,18 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.rewards import completion_code
     from kaser.predictor.sft import SftParams, sample_pairs, sft_examples, train_examples
 
-    changes = {}
+    changes: dict[str, dict] = {"sft": {}, "generate": {"k": args.k}}
     for setting in args.settings:
         key, sep, value = setting.partition("=")
-        if not sep or not key.startswith("sft."):
-            raise SystemExit(f"code_endings.py: -S {setting!r}: give sft.<key>=<value>")
-        changes[key.removeprefix("sft.")] = load_settings(value)
+        section, dot, name = key.partition(".")
+        if not sep or not dot or section not in changes:
+            raise SystemExit(f"code_endings.py: -S {setting!r}: give sft.<key>=<value> or "
+                             "generate.<key>=<value>")
+        changes[section][name] = load_settings(value)
     if args.pairs is not None:
-        changes["max_pairs"] = args.pairs
-    sft = config.settings(SftParams, "sft", **changes)
-    generate = config.settings(sampling.GenerateParams, "generate", k=args.k)
+        changes["sft"]["max_pairs"] = args.pairs
+    sft = config.settings(SftParams, "sft", **changes["sft"])
+    generate = config.settings(sampling.GenerateParams, "generate", **changes["generate"])
     work = Path(tempfile.mkdtemp(prefix="code-endings-"))   # the two adapters; removed at exit
     atexit.register(shutil.rmtree, work, ignore_errors=True)
     start = time.perf_counter()
