@@ -12,8 +12,8 @@ the same held-out pairs with the same seed.
 Needs `dvc repro knowledge@<dataset>` (the pairs and their mastery) and models/base. Training
 uses params.yaml `sft` (each `-S sft.key=value` laid over it; `--pairs` is its max_pairs), on
 the training pairs of the first run of params.yaml `model`; sampling uses params.yaml `generate`
-(its temperature, budget, redraws and seed; each `-S generate.key=value` laid over it) with `--k` samples per pair on `--test-pairs` test pairs drawn
-with `--seed`. With `--adapter NAME=PATH` (repeatable) it trains nothing and samples those
+(its temperature, budget, redraws and seed; each `-S generate.key=value` laid over it) with
+`--k` samples per pair on `--test-pairs` test pairs drawn with `--seed`. With `--adapter NAME=PATH` (repeatable) it trains nothing and samples those
 adapters instead, e.g. the pipeline's Student SFT (`models/<dataset>/sft/<split>-<fold>`) and
 KASER (`.../grpo/...`): the same figures for the adapters `evaluate` samples, on more pairs.
 
