@@ -13,9 +13,10 @@ Needs `dvc repro knowledge@<dataset>` (the pairs and their mastery) and models/b
 uses params.yaml `sft` (each `-S sft.key=value` laid over it; `--pairs` is its max_pairs), on
 the training pairs of the first run of params.yaml `model`; sampling uses params.yaml `generate`
 (its temperature, budget, redraws and seed; each `-S generate.key=value` laid over it) with
-`--k` samples per pair on `--test-pairs` test pairs drawn with `--seed`. With `--adapter NAME=PATH` (repeatable) it trains nothing and samples those
-adapters instead, e.g. the pipeline's Student SFT (`models/<dataset>/sft/<split>-<fold>`) and
-KASER (`.../grpo/...`): the same figures for the adapters `evaluate` samples, on more pairs.
+`--k` samples per pair on `--test-pairs` test pairs drawn with `--seed`. With `--adapter
+NAME=PATH` (repeatable; not with `--endings`) it trains nothing and samples those adapters
+instead, e.g. the pipeline's Student SFT (`models/<dataset>/sft/<split>-<fold>`) and KASER
+(`.../grpo/...`): the same figures for the adapters `evaluate` samples, on more pairs.
 
 Per ending it prints, over its samples, the share without a `return` (beside the real first
 submissions of the same pairs), the share that parses (tree-sitter, no error node) and the share
@@ -24,8 +25,8 @@ stripped per pair. A code without `return` is what a student who forgets to hand
 back writes, and also what a model writes when it ends its reply one line too early; the real
 share beside it says how often students do it on these pairs. Last line:
 `newline_no_return_minus_real_points: X` (with `--endings stripped`, `stripped_...`; with
-`--adapter`, the last adapter's NAME). One seed
-and one draw of pairs: it cannot tell the spread between training runs.
+`--adapter`, the last adapter's NAME). One seed and one draw of pairs: it cannot tell the
+spread between training runs.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ sys.path.insert(0, str(ROOT))
 
 from kaser.config import load_settings  # noqa: E402
 from kaser.evaluation.scoring import RETURN  # noqa: E402
+
+from _overrides import overrides  # noqa: E402  (benchmarks/, the script's own folder)
 
 ENDINGS = {"stripped": "", "newline": "\n"}
 
@@ -87,18 +90,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7, help="draw of the held-out pairs")
     parser.add_argument("-S", dest="settings", action="append", default=[],
                         help="sft.<key>=<value> or generate.<key>=<value> over params.yaml (repeatable)")
-    parser.add_argument("--endings", default=",".join(ENDINGS),
+    parser.add_argument("--endings", default=None,
                         help="comma-separated endings to train (default both; the paired "
-                             "difference needs both)")
+                             "difference needs both); not with --adapter")
     parser.add_argument("--adapter", dest="adapters", action="append", default=[],
                         help="NAME=PATH: sample this trained adapter instead of training (repeatable)")
     parser.add_argument("--out", default=None, help="write the figures and codes as JSON here")
     parser.add_argument("--smoke", action="store_true", help="tiny random model, 2 pairs (seconds)")
     args = parser.parse_args(argv)
-    named = set(args.endings.split(","))
-    endings = {name: ending for name, ending in ENDINGS.items() if name in named}
-    if named - set(ENDINGS) or not endings:
-        raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
+    if args.endings is not None and args.adapters:
+        raise SystemExit("code_endings.py: --endings trains adapters and --adapter samples given "
+                         "ones: give one of them")
     adapters = {}
     for given in args.adapters:
         name, sep, path = given.partition("=")
@@ -106,8 +108,10 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"code_endings.py: --adapter {given!r}: give NAME=PATH of a trained "
                              "adapter (a folder with adapter_config.json)")
         adapters[name] = Path(path)
-    if adapters:
-        endings = {}
+    named = set((args.endings or ",".join(ENDINGS)).split(",")) if not adapters else set()
+    endings = {name: ending for name, ending in ENDINGS.items() if name in named}
+    if named - set(ENDINGS) or not (endings or adapters):
+        raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
 
     import polars as pl
     from transformers import AutoTokenizer
@@ -118,14 +122,8 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.rewards import completion_code
     from kaser.predictor.sft import SftParams, sample_pairs, sft_examples, train_examples
 
-    changes: dict[str, dict] = {"sft": {}, "generate": {"k": args.k}}
-    for setting in args.settings:
-        key, sep, value = setting.partition("=")
-        section, dot, name = key.partition(".")
-        if not sep or not dot or section not in changes:
-            raise SystemExit(f"code_endings.py: -S {setting!r}: give sft.<key>=<value> or "
-                             "generate.<key>=<value>")
-        changes[section][name] = load_settings(value)
+    changes = overrides("code_endings.py", args.settings, ("sft", "generate"))
+    changes["generate"].setdefault("k", args.k)
     if args.pairs is not None:
         changes["sft"]["max_pairs"] = args.pairs
     sft = config.settings(SftParams, "sft", **changes["sft"])
@@ -159,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
                              f"`dvc repro knowledge@{args.dataset}` first")
         train = read_pairs(folder, split, fold, "train")
         test = read_pairs(folder, split, fold, "test")
-    chosen = sample_pairs(train, sft.max_pairs, sft.seed)
+    chosen = sample_pairs(train, sft.max_pairs, sft.seed) if endings else None   # adapters: none trained
     held_out = test.sample(n=min(args.test_pairs, test.height), seed=args.seed, shuffle=False)
     language = held_out["language"][0]
     tokenizer = AutoTokenizer.from_pretrained(str(base))

@@ -63,21 +63,11 @@ sys.path.insert(0, str(ROOT))
 from kaser import config  # noqa: E402
 from kaser.config import load_settings  # noqa: E402
 
+from _overrides import overrides  # noqa: E402  (benchmarks/, the script's own folder)
+
 
 def log(line: str) -> None:
     print(line, flush=True)
-
-
-def overrides(settings: list[str]) -> dict[str, dict[str, object]]:
-    """`-S grpo.key=value` / `-S sft.key=value` settings as {section: {key: YAML value}}."""
-    found: dict[str, dict[str, object]] = {"grpo": {}, "sft": {}}
-    for setting in settings:
-        key, sep, value = setting.partition("=")
-        section, dot, name = key.partition(".")
-        if not sep or not dot or section not in found:
-            raise SystemExit(f"grpo_learns.py: -S {setting!r}: give grpo.<key>=<value> or sft.<key>=<value>")
-        found[section][name] = load_settings(value)   # as DVC reads it: 1e-4 is a number
-    return found
 
 
 def section_params(params: dict, name: str, cls, changes: dict[str, object]):
@@ -284,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
     from kaser.predictor.sft import SftParams, continue_sft, sample_pairs, train_sft
 
     params = load_settings((ROOT / "params.yaml").read_text())
-    changes = overrides(args.settings)
+    changes = overrides("grpo_learns.py", args.settings, ("grpo", "sft"))
     grpo = section_params(params, "grpo", GrpoParams, changes["grpo"])
     sft = section_params(params, "sft", SftParams, changes["sft"])
     if changes["sft"] and args.own_sft is None:

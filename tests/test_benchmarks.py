@@ -41,6 +41,7 @@ CASES = [   # script, arguments after --smoke, marks
 ]
 NOT_RUN = {   # files in benchmarks/ that are no benchmark of their own, and why
     "gpu_check.sh": "unpacks a carried folder of wheels on a GPU machine, then runs gpu_check.py (tested here)",
+    "_overrides.py": "the -S parser of code_endings.py and grpo_learns.py (tested through both)",
 }
 
 
@@ -74,15 +75,17 @@ def test_generate_speed_refuses_to_time_a_random_model_unasked(tmp_path):
     assert "speedup" not in run.stdout
 
 
-def test_code_endings_names_an_unknown_ending():
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "code_endings.py"), "--endings", "newline,crlf"],
+@pytest.mark.parametrize("script, arguments, message", [
+    ("code_endings.py", ["--endings", "newline,crlf"], "--endings 'newline,crlf': give some of stripped, newline"),
+    ("code_endings.py", ["--adapter", "sft={tmp}"], "--adapter 'sft={tmp}': give NAME=PATH of a trained adapter"),
+    ("code_endings.py", ["--endings", "newline", "--adapter", "sft={tmp}"],
+     "--endings trains adapters and --adapter samples given ones: give one of them"),
+    ("code_endings.py", ["-S", "grpo.beta=0.1"], "-S 'grpo.beta=0.1': give sft.<key>=<value> or generate.<key>=<value>"),
+    ("grpo_learns.py", ["-S", "sft.max_pairs"], "-S 'sft.max_pairs': give grpo.<key>=<value> or sft.<key>=<value>"),
+], ids=["unknown-ending", "not-an-adapter", "endings-and-adapter", "code-endings-setting", "grpo-learns-setting"])
+def test_benchmark_argument_errors_name_the_argument(script, arguments, message, tmp_path):
+    """Each stops before training or sampling, with exit status 1 and one line naming what was given."""
+    run = subprocess.run([sys.executable, str(BENCHMARKS / script), *(a.format(tmp=tmp_path) for a in arguments)],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 1
-    assert "--endings 'newline,crlf': give some of stripped, newline" in run.stderr
-
-
-def test_code_endings_names_an_adapter_that_is_not_one(tmp_path):
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "code_endings.py"), "--adapter", f"sft={tmp_path}"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 1
-    assert f"--adapter 'sft={tmp_path}': give NAME=PATH of a trained adapter" in run.stderr
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert f"{script}: {message.format(tmp=tmp_path)}" in run.stderr
