@@ -108,10 +108,12 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"code_endings.py: --adapter {given!r}: give NAME=PATH of a trained "
                              "adapter (a folder with adapter_config.json)")
         adapters[name] = Path(path)
-    named = set((args.endings or ",".join(ENDINGS)).split(",")) if not adapters else set()
-    endings = {name: ending for name, ending in ENDINGS.items() if name in named}
-    if named - set(ENDINGS) or not (endings or adapters):
-        raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
+    endings = {}
+    if not adapters:
+        named = set(ENDINGS) if args.endings is None else set(args.endings.split(","))
+        endings = {name: ending for name, ending in ENDINGS.items() if name in named}
+        if named - set(ENDINGS) or not endings:
+            raise SystemExit(f"code_endings.py: --endings {args.endings!r}: give some of {', '.join(ENDINGS)}")
 
     import polars as pl
     from transformers import AutoTokenizer
